@@ -1,0 +1,103 @@
+"""Features: which table row a word adds to.
+
+Two schemes share one interface (``size`` rows, ``ids(words)`` -> row numbers, ``digest``):
+
+* :class:`Vocabulary` -- the N most frequent words of a corpus (the assignment's scheme); words
+  outside it contribute nothing.
+* :class:`HashedFeatures` -- every word maps to row ``xxh64(word) % N``, so no corpus is needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from itertools import chain, repeat
+from typing import Iterable, Protocol, Sequence
+
+import numpy as np
+import xxhash
+
+from .errors import ContentSeenError
+
+_VOCAB_HEADER = "# contentseen vocabulary v1"
+
+
+class Features(Protocol):
+    size: int
+
+    def ids(self, words: Sequence[str]) -> np.ndarray:
+        """Row of each word; ``size`` for a word that is no feature."""
+
+    @property
+    def digest(self) -> str:
+        """Stable short digest of the scheme."""
+
+
+class Vocabulary:
+    """An ordered list of feature words; word i adds to table row i."""
+
+    def __init__(self, words: Sequence[str]):
+        self.words: list[str] = list(words)
+        self.index: dict[str, int] = {w: i for i, w in enumerate(self.words)}
+        if len(self.index) != len(self.words):
+            raise ContentSeenError("vocabulary: words must be distinct")
+        self.size = len(self.words)
+
+    @classmethod
+    def fit(
+        cls, pages: Iterable[Iterable[str]], n: int, stopwords: frozenset[str] = frozenset()
+    ) -> "Vocabulary":
+        """Top ``n`` non-stopwords over all ``pages`` by count descending, ties in byte order.
+
+        Stopwords are dropped from the counts, not from the pages: the vocabulary never holds
+        one, so a page's stopwords fall on the zero row whether or not they were filtered.
+        """
+        counts = Counter(chain.from_iterable(pages))
+        for word in stopwords:
+            counts.pop(word, None)
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].encode()))
+        return cls([w for w, _ in ranked[:n]])
+
+    def ids(self, words: Sequence[str]) -> np.ndarray:
+        return np.fromiter(
+            map(self.index.get, words, repeat(self.size)), dtype=np.intp, count=len(words)
+        )
+
+    @property
+    def digest(self) -> str:
+        return "v:" + hashlib.blake2b("\n".join(self.words).encode(), digest_size=8).hexdigest()
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write one word per line after a header line."""
+        with open(path, "w", encoding="ascii") as fh:
+            fh.write(_VOCAB_HEADER + "\n")
+            fh.writelines(w + "\n" for w in self.words)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "Vocabulary":
+        try:
+            with open(path, encoding="ascii") as fh:
+                lines = fh.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ContentSeenError(f"vocabulary {os.fspath(path)}: cannot read ({exc})") from None
+        if not lines or lines[0] != _VOCAB_HEADER:
+            raise ContentSeenError(f"vocabulary {os.fspath(path)}: not a contentseen vocabulary file")
+        return cls(lines[1:])
+
+
+class HashedFeatures:
+    """Every word is a feature: it adds to row ``xxh64(ascii bytes of word, seed 0) % size``."""
+
+    def __init__(self, size: int):
+        if size < 1:
+            raise ContentSeenError(f"features: {size} must be a positive integer")
+        self.size = size
+
+    def ids(self, words: Sequence[str]) -> np.ndarray:
+        h = np.fromiter((xxhash.xxh64_intdigest(w.encode()) for w in words), dtype=np.uint64, count=len(words))
+        return (h % np.uint64(self.size)).astype(np.intp)
+
+    @property
+    def digest(self) -> str:
+        return f"h:xxh64%{self.size}"

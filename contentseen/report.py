@@ -1,0 +1,56 @@
+"""The assignment's offline report: for each sample page, the article pages within a distance.
+
+Format (per sample, in sample order): the sample ID line, then for d = 0..distance a line
+``d:ID ID ... `` -- every ID followed by one space, in article order -- only where some article
+page is at exactly distance d.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .corpus import Page
+from .features import Vocabulary
+from .simhash import Fingerprinter, hamming_many
+from .tokens import tokenize
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    article: Sequence[Page]
+    sample: Sequence[Page]
+    stopwords: frozenset[str]
+    table: np.ndarray  # N x M, ±1
+
+
+def matches_by_distance(article_fps: np.ndarray, query: np.ndarray, distance: int) -> list[np.ndarray]:
+    """Indices of article rows at each distance 0..distance from ``query``, in article order."""
+    d = hamming_many(article_fps, query)
+    return [np.flatnonzero(d == k) for k in range(distance + 1)]
+
+
+def format_block(sample_id: str, article_ids: Sequence[str], matches: Sequence[np.ndarray]) -> str:
+    """One sample's block of ``result.txt``."""
+    lines = [sample_id + "\n"]
+    for k, idx in enumerate(matches):
+        if len(idx):
+            lines.append(f"{k}:" + "".join(article_ids[i] + " " for i in idx) + "\n")
+    return "".join(lines)
+
+
+def build_report(data: ReportInput, distance: int = 3) -> list[str]:
+    """The report's blocks, one per sample page."""
+    # Stopwords are left in the pages: the vocabulary holds none, so they weigh nothing.
+    article_words = [tokenize(p.text) for p in data.article]
+    vocab = Vocabulary.fit(article_words, data.table.shape[0], data.stopwords)
+    fp = Fingerprinter(vocab, data.table)
+    article_fps = fp.fingerprint_many(article_words)
+    sample_fps = fp.fingerprint_many([tokenize(p.text) for p in data.sample])
+    ids = [p.id for p in data.article]
+    return [
+        format_block(page.id, ids, matches_by_distance(article_fps, q, distance))
+        for page, q in zip(data.sample, sample_fps)
+    ]

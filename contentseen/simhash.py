@@ -1,0 +1,93 @@
+"""SimHash fingerprints: weights x ±1 table -> M sign bits, packed into uint64 words.
+
+A fingerprint of M bits is stored as W = ceil(M / 64) uint64 words, most significant first, the
+bit string right-aligned: as an integer it equals ``int(bits, 2)`` where ``bits`` is column 0
+first -- the assignment's order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .errors import ContentSeenError
+from .features import Features
+
+
+def n_words(bits: int) -> int:
+    """uint64 words needed for a fingerprint of ``bits`` bits."""
+    return (bits + 63) // 64
+
+
+def pack_bits(signs: np.ndarray) -> np.ndarray:
+    """Bool array (P, M), column 0 most significant -> uint64 array (P, W)."""
+    p, m = signs.shape
+    w = n_words(m)
+    padded = np.zeros((p, w * 64), dtype=bool)
+    padded[:, w * 64 - m :] = signs
+    return np.packbits(padded, axis=1).view(">u8").astype(np.uint64)
+
+
+def to_int(words: np.ndarray) -> int:
+    """One fingerprint's uint64 words -> Python int."""
+    value = 0
+    for word in np.asarray(words, dtype=np.uint64).reshape(-1):
+        value = (value << 64) | int(word)
+    return value
+
+
+def from_int(value: int, bits: int) -> np.ndarray:
+    """Python int -> uint64 words of a ``bits``-bit fingerprint."""
+    w = n_words(bits)
+    return np.array([(value >> (64 * (w - 1 - i))) & 0xFFFFFFFFFFFFFFFF for i in range(w)], dtype=np.uint64)
+
+
+def hamming(a: int, b: int) -> int:
+    """Hamming distance of two integer fingerprints."""
+    return (a ^ b).bit_count()
+
+
+def hamming_many(fps: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Distances from ``query`` (W,) to every row of ``fps`` (P, W), by XOR and popcount."""
+    return np.bitwise_count(fps ^ query).sum(axis=1, dtype=np.int64)
+
+
+class Fingerprinter:
+    """Turns content words into M-bit SimHash fingerprints with a features scheme and a table."""
+
+    def __init__(self, features: Features, table: np.ndarray):
+        if table.ndim != 2 or table.shape[0] < features.size:
+            raise ContentSeenError(
+                f"hash table has {table.shape[0]} rows, the features need {features.size}"
+            )
+        self.features = features
+        self.bits = int(table.shape[1])
+        # float64 so one BLAS product per page sums exactly (integers below 2**53); one extra
+        # zero row is where words that are no feature add.
+        self._table = np.zeros((features.size + 1, self.bits), dtype=np.float64)
+        self._table[: features.size] = table[: features.size]
+
+    @property
+    def words(self) -> int:
+        """uint64 words per fingerprint."""
+        return n_words(self.bits)
+
+    def sums(self, page: Sequence[str] | Mapping[str, int]) -> np.ndarray:
+        """The M signed weight sums of one page, given as its words or its word counts."""
+        counts = page if isinstance(page, Mapping) else Counter(page)
+        ids = self.features.ids(list(counts))
+        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        return weights @ self._table[ids]
+
+    def fingerprint(self, page: Sequence[str] | Mapping[str, int]) -> int:
+        """Fingerprint of one page (its words or word counts), as an int."""
+        return to_int(pack_bits((self.sums(page) > 0)[None, :])[0])
+
+    def fingerprint_many(self, pages: Sequence[Sequence[str] | Mapping[str, int]]) -> np.ndarray:
+        """Fingerprints of many pages -> uint64 array (P, W)."""
+        signs = np.zeros((len(pages), self.bits), dtype=bool)
+        for i, page in enumerate(pages):
+            signs[i] = self.sums(page) > 0
+        return pack_bits(signs)

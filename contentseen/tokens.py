@@ -1,0 +1,92 @@
+"""Words and stopwords.
+
+A word is a maximal run of ASCII letters, lower-cased; every other character (digits,
+punctuation, non-ASCII, ``\\r``) separates words. This is the assignment's definition and the
+one every fingerprint in the project uses, online and offline.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable
+
+from .errors import ContentSeenError
+
+_WORD = re.compile(r"[a-z]+")
+
+# A general-purpose English list (articles, pronouns, auxiliaries, prepositions, conjunctions,
+# common adverbs). Written for this project; the course file can be loaded instead.
+BUILTIN_STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above across after afterwards again against all almost alone along already also
+    although always am among amongst an and another any anyhow anyone anything anyway anywhere
+    are around as at be became because become becomes becoming been before beforehand behind
+    being below beside besides between beyond both but by can cannot could did do does doing
+    done down during each either else elsewhere enough etc even ever every everyone everything
+    everywhere except few first for former formerly from further had has have having he hence
+    her here hereafter hereby herein hereupon hers herself him himself his how however i if in
+    indeed into is it its itself just last latter latterly least less made many may me
+    meanwhile might mine more moreover most mostly much must my myself namely neither never
+    nevertheless next no nobody none noone nor not nothing now nowhere of off often on once one
+    only onto or other others otherwise our ours ourselves out over own per perhaps please
+    rather re same seem seemed seeming seems several she should since so some somehow someone
+    something sometime sometimes somewhere still such than that the their theirs them
+    themselves then thence there thereafter thereby therefore therein thereupon these they this
+    those though through throughout thru thus to together too toward towards under until up
+    upon us very via was we well were what whatever when whence whenever where whereafter
+    whereas whereby wherein whereupon wherever whether which while whither who whoever whole
+    whom whose why will with within without would yet you your yours yourself yourselves
+    s t d ll m o re ve y don doesn didn isn wasn aren weren hasn haven hadn won wouldn shouldn
+    couldn mustn
+    """.split()
+)
+
+
+def tokenize(text: str | bytes) -> list[str]:
+    """Return the words of ``text`` in order (ASCII letter runs, lower-cased)."""
+    if isinstance(text, str):
+        # Non-ASCII characters become '?', a separator; str.lower() on them could yield ASCII.
+        text = text.encode("ascii", "replace")
+    return _WORD.findall(text.lower().decode("ascii", "replace"))
+
+
+def content_words(text: str | bytes, stopwords: frozenset[str]) -> list[str]:
+    """The words of ``text`` that are not stopwords."""
+    return [w for w in tokenize(text) if w not in stopwords]
+
+
+def parse_stopwords(data: bytes | str) -> frozenset[str]:
+    """Stopwords from a whitespace-separated list (any line ends), lower-cased."""
+    if isinstance(data, bytes):
+        data = data.decode("latin-1")
+    return frozenset(w.lower() for w in data.split())
+
+
+def load_stopwords(path: str | os.PathLike[str]) -> frozenset[str]:
+    """Read a stopword file: one or more words per line, ``\\n`` or ``\\r\\n`` line ends."""
+    data = read_text_file(path, what="stopword file", allow_empty=True)
+    return parse_stopwords(data)
+
+
+def read_text_file(path: str | os.PathLike[str], what: str, allow_empty: bool = False) -> bytes:
+    """Read a file meant to hold text; refuse missing, unreadable, empty or binary files."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise ContentSeenError(f"{what} {os.fspath(path)!s}: no such file") from None
+    except IsADirectoryError:
+        raise ContentSeenError(f"{what} {os.fspath(path)!s}: is a directory") from None
+    except OSError as exc:
+        raise ContentSeenError(f"{what} {os.fspath(path)!s}: cannot read ({exc.strerror})") from None
+    if not allow_empty and not data.strip():
+        raise ContentSeenError(f"{what} {os.fspath(path)!s}: file is empty")
+    if b"\x00" in data:
+        raise ContentSeenError(f"{what} {os.fspath(path)!s}: binary data (NUL bytes), not text")
+    return data
+
+
+def words_of_pages(pages: Iterable[str | bytes], stopwords: frozenset[str]) -> list[list[str]]:
+    """``content_words`` of each page."""
+    return [content_words(p, stopwords) for p in pages]

@@ -1,0 +1,108 @@
+"""Tokeniser, pages, vocabulary, hash table and fingerprint properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from contentseen.corpus import parse_pages
+from contentseen.errors import ContentSeenError
+from contentseen.features import HashedFeatures, Vocabulary
+from contentseen.hashtable import builtin_hashtable, parse_hashtable, table_digest
+from contentseen.simhash import Fingerprinter, from_int, hamming, hamming_many, pack_bits, to_int
+from contentseen.tokens import BUILTIN_STOPWORDS, content_words, parse_stopwords, tokenize
+
+
+def test_tokenize_ascii_letter_runs_lowercased():
+    assert tokenize("Hello, WORLD! x2y don't\r\nnaïve") == ["hello", "world", "x", "y", "don", "t", "na", "ve"]
+    assert tokenize(b"Caf\xc3\xa9 OK\x80ok") == ["caf", "ok", "ok"]
+    # Non-ASCII letters whose lower case is ASCII are separators, not letters.
+    assert tokenize("\u212aelvin \u0130stanbul") == ["elvin", "stanbul"]
+
+
+@given(st.text())
+def test_tokens_are_lowercase_ascii_and_cover_all_letters(text):
+    toks = tokenize(text)
+    assert all(t.isascii() and t.isalpha() and t.islower() for t in toks)
+    letters = sum(c.isascii() and c.isalpha() for c in text)
+    assert sum(map(len, toks)) == letters
+
+
+def test_stopwords():
+    assert parse_stopwords(b"a\r\nThe\r\nof\n") == {"a", "the", "of"}
+    assert content_words("The cat of the house", BUILTIN_STOPWORDS) == ["cat", "house"]
+
+
+def test_pages_split_on_form_feed():
+    pages = parse_pages(b"\n1-1\r\nfirst page\n\f\n\n1-2\nsecond\f\n\f")
+    assert [(p.id, p.text.strip()) for p in pages] == [("1-1", "first page"), ("1-2", "second")]
+
+
+def test_vocabulary_order_ties_and_stopwords(tmp_path):
+    v = Vocabulary.fit([["b", "a", "the", "c"], ["a", "b", "the", "the", "d"]], 3, frozenset({"the"}))
+    assert v.words == ["a", "b", "c"]
+    assert Vocabulary.fit([["x"]], 10).words == ["x"]
+    v.save(tmp_path / "v.txt")
+    assert Vocabulary.load(tmp_path / "v.txt").words == v.words
+    assert list(v.ids(["c", "zzz", "a"])) == [2, 3, 0]
+    (tmp_path / "bad.txt").write_text("nope\n")
+    with pytest.raises(ContentSeenError, match="bad.txt"):
+        Vocabulary.load(tmp_path / "bad.txt")
+
+
+def test_builtin_table_is_deterministic_and_prefix_stable():
+    t = builtin_hashtable(100, 128)
+    assert set(np.unique(t)) == {-1, 1}
+    assert np.array_equal(builtin_hashtable(50, 64), t[:50, :64])
+    assert table_digest(t) == table_digest(builtin_hashtable(100, 128))
+    # Balanced: each column near half ones.
+    assert 0.4 < (builtin_hashtable(5000, 128) > 0).mean() < 0.6
+
+
+def test_parse_hashtable():
+    t = parse_hashtable(b"101\r\n011\r\n", 2, 2)
+    assert t.tolist() == [[1, -1], [-1, 1]]
+    with pytest.raises(ContentSeenError, match="2 rows"):
+        parse_hashtable(b"101\n011\n", 3, 2)
+
+
+def test_fingerprint_by_hand():
+    table = np.array([[1, -1, 1], [-1, -1, 1]], dtype=np.int8)
+    fp = Fingerprinter(Vocabulary(["a", "b"]), table)
+    # sums: a*2 + b*1 -> [2-1, -2-1, 2+1] = [1, -3, 3] -> bits 101
+    assert fp.fingerprint(["a", "a", "b", "zzz"]) == 0b101
+    assert fp.fingerprint([]) == 0  # all sums 0 -> all bits 0
+    many = fp.fingerprint_many([["a", "a", "b"], [], ["b"]])
+    assert [to_int(r) for r in many] == [0b101, 0, 0b001]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(["w%d" % i for i in range(40)]), max_size=60), st.sampled_from([16, 64, 100, 128]))
+def test_fingerprint_many_equals_one_by_one(words, bits):
+    fp = Fingerprinter(HashedFeatures(64), builtin_hashtable(64, bits))
+    assert to_int(fp.fingerprint_many([words])[0]) == fp.fingerprint(words)
+    assert fp.fingerprint(words) < (1 << bits)
+
+
+@given(st.integers(0, (1 << 128) - 1), st.integers(0, (1 << 128) - 1))
+def test_int_words_roundtrip_and_distance(a, b):
+    wa, wb = from_int(a, 128), from_int(b, 128)
+    assert to_int(wa) == a
+    assert hamming_many(wa[None, :], wb)[0] == hamming(a, b) == bin(a ^ b).count("1")
+
+
+def test_pack_bits_msb_first():
+    signs = np.array([[True, False, False, True]])
+    assert to_int(pack_bits(signs)[0]) == 0b1001
+
+
+def test_near_duplicate_text_is_close_and_different_text_far():
+    rng = np.random.default_rng(7)
+    lexicon = ["w" + "".join(rng.choice(list("abcdefghij"), 6)) for _ in range(3000)]
+    fp = Fingerprinter(HashedFeatures(1 << 16), builtin_hashtable(1 << 16, 64))
+    page = list(rng.choice(lexicon, 600))
+    other = list(rng.choice(lexicon, 600))
+    a = fp.fingerprint(page)
+    assert hamming(a, fp.fingerprint(page + ["banner", "updated"])) <= 3
+    assert hamming(a, fp.fingerprint(other)) > 10
