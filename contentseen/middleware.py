@@ -1,0 +1,138 @@
+"""The Scrapy downloader middleware: drop near-duplicate pages before the item pipeline.
+
+Enable it with one entry (below 580 so that it sees decompressed bodies and final pages after
+redirects)::
+
+    DOWNLOADER_MIDDLEWARES = {"contentseen.middleware.ContentSeenMiddleware": 560}
+
+All logic lives in ``contentseen.pipeline`` and ``contentseen.stores``; this class reads
+``CONTENTSEEN_*`` settings, keeps stats under ``contentseen/`` and logs each drop.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.defer import deferred_from_coro
+
+from .errors import ContentSeenError
+from .pipeline import PageFingerprinter, Scheme
+from .stores import FingerprintStore, StoreError, open_store
+from .stores.sqlite import default_sqlite_url
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+    from scrapy.spiders import Spider
+
+logger = logging.getLogger(__name__)
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+TEXT_TYPES = ("text/plain",)
+ON_STORE_ERROR = ("keep", "stop")
+
+
+def scheme_from_settings(settings: BaseSettings) -> Scheme:
+    """The fingerprint scheme named by ``CONTENTSEEN_*`` settings."""
+    try:
+        return Scheme(
+            bits=settings.getint("CONTENTSEEN_BITS", 64),
+            features=settings.getint("CONTENTSEEN_FEATURES", 65536),
+            distance=settings.getint("CONTENTSEEN_DISTANCE", 3),
+            stopwords=settings.get("CONTENTSEEN_STOPWORDS") or None,
+            hashvalues=settings.get("CONTENTSEEN_HASHVALUES") or None,
+            corpus=settings.get("CONTENTSEEN_CORPUS") or None,
+            extract=settings.get("CONTENTSEEN_EXTRACT", "main"),
+            min_words=settings.getint("CONTENTSEEN_MIN_WORDS", 40),
+        )
+    except ValueError as exc:
+        raise ContentSeenError(f"CONTENTSEEN_* setting is not a number: {exc}") from None
+
+
+class ContentSeenMiddleware:
+    """Fingerprint each 2xx HTML/text response; drop it (``IgnoreRequest``) when a stored page is
+    within ``CONTENTSEEN_DISTANCE``, else store its fingerprint and let it through."""
+
+    def __init__(self, crawler: Crawler, pages: PageFingerprinter, store: FingerprintStore, on_store_error: str):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.pages = pages
+        self.store = store
+        self.on_store_error = on_store_error
+        self.bits = pages.scheme.bits
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "ContentSeenMiddleware":
+        settings = crawler.settings
+        if not settings.getbool("CONTENTSEEN_ENABLED", True):
+            raise NotConfigured("CONTENTSEEN_ENABLED is off")
+        on_error = settings.get("CONTENTSEEN_ON_STORE_ERROR", "keep")
+        if on_error not in ON_STORE_ERROR:
+            raise ContentSeenError(f"CONTENTSEEN_ON_STORE_ERROR: {on_error!r} is not one of {ON_STORE_ERROR}")
+        pages = scheme_from_settings(settings).build()
+        url = settings.get("CONTENTSEEN_STORE") or default_sqlite_url(settings.get("JOBDIR"))
+        store = open_store(
+            url, pages.identity, pages.scheme.bits, pages.scheme.distance,
+            prefix=settings.get("CONTENTSEEN_REDIS_PREFIX", "contentseen"),
+        )
+        mw = cls(crawler, pages, store, on_error)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        logger.info("ContentSeen: store %s, %d bits, distance %d, extract %s",
+                    url, pages.scheme.bits, pages.scheme.distance, pages.scheme.extract)
+        return mw
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        self.store.close()
+
+    def _skip(self, reason: str, response: Response) -> Response:
+        self.stats.inc_value(f"contentseen/skipped/{reason}")
+        return response
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        if request.meta.get("contentseen_skip"):
+            return self._skip("meta", response)
+        if not 200 <= response.status < 300:
+            return self._skip("status", response)
+        ctype = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower().decode("latin-1")
+        if not isinstance(response, TextResponse) or ctype not in HTML_TYPES + TEXT_TYPES:
+            return self._skip("type", response)
+        page = self.pages.of_text(response.text) if ctype in TEXT_TYPES else self.pages.of_html(response.text)
+        fp_hex = page.hex(self.bits)
+        response.meta["contentseen"] = {"fingerprint": fp_hex, "text_chars": page.text_chars}
+        if page.fingerprint is None:
+            return self._skip("short", response)
+        self.stats.inc_value("contentseen/checked")
+        try:
+            match = self.store.check_and_add(page.fingerprint, response.url)
+        except StoreError as exc:
+            return self._store_failed(exc, response)
+        if match is None:
+            self.stats.inc_value("contentseen/stored")
+            return response
+        self.stats.inc_value("contentseen/dropped")
+        self.stats.inc_value(f"contentseen/dropped/distance_{match.distance}")
+        logger.info(
+            "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)",
+            response.url, match.url, match.distance, fp_hex,
+        )
+        raise IgnoreRequest(f"near-duplicate of {match.url} (distance {match.distance})")
+
+    def _store_failed(self, exc: StoreError, response: Response) -> Response:
+        self.stats.inc_value("contentseen/store_errors")
+        if self.on_store_error == "stop":
+            logger.error("ContentSeen: %s; closing the spider (CONTENTSEEN_ON_STORE_ERROR=stop)", exc)
+            self._close_spider("contentseen_store_error")
+        else:
+            logger.error("ContentSeen: %s; keeping %s (CONTENTSEEN_ON_STORE_ERROR=keep)", exc, response.url)
+        return response
+
+    def _close_spider(self, reason: str) -> None:
+        engine = self.crawler.engine
+        if engine is None or getattr(self, "_closing", False):
+            return
+        self._closing = True
+        deferred_from_coro(engine.close_spider_async(reason=reason))

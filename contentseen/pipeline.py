@@ -1,0 +1,123 @@
+"""One page's way from bytes to fingerprint, shared by the middleware and the commands.
+
+``Scheme`` holds the settings that decide a fingerprint; ``Scheme.build()`` loads the files it
+names once and returns a ``PageFingerprinter``. Two fingerprints are comparable only when made
+under the same ``PageFingerprinter.identity``, which the stores save and check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from .corpus import read_pages
+from .errors import ContentSeenError
+from .features import Features, HashedFeatures, Vocabulary
+from .hashtable import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
+from .simhash import Fingerprinter
+from .text import EXTRACT_MODES, Extract, decode_html, visible_text
+from .tokens import BUILTIN_STOPWORDS, content_words, load_stopwords, tokenize
+
+# Bumped whenever text extraction changes what words a page yields: old stores must not mix.
+EXTRACTION_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """What decides a fingerprint (see README, "Settings", for each field's meaning)."""
+
+    bits: int = 64
+    features: int = 65536
+    distance: int = 3
+    stopwords: str | None = None
+    hashvalues: str | None = None
+    corpus: str | None = None
+    extract: Extract = "main"
+    min_words: int = 40
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.bits <= MAX_BUILTIN_BITS:
+            raise ContentSeenError(f"CONTENTSEEN_BITS: {self.bits} is out of range 1..{MAX_BUILTIN_BITS}")
+        if self.features < 1:
+            raise ContentSeenError(f"CONTENTSEEN_FEATURES: {self.features} must be positive")
+        if not 0 <= self.distance <= 8:
+            raise ContentSeenError(f"CONTENTSEEN_DISTANCE: {self.distance} is out of range 0..8")
+        if self.distance >= self.bits:
+            raise ContentSeenError(
+                f"CONTENTSEEN_DISTANCE: {self.distance} must be below CONTENTSEEN_BITS ({self.bits})"
+            )
+        if self.extract not in EXTRACT_MODES:
+            raise ContentSeenError(f"CONTENTSEEN_EXTRACT: {self.extract!r} is not one of {EXTRACT_MODES}")
+        if self.min_words < 0:
+            raise ContentSeenError(f"CONTENTSEEN_MIN_WORDS: {self.min_words} must be >= 0")
+
+    def build(self) -> "PageFingerprinter":
+        """Load stopwords, table and corpus as named, and return the fingerprinter."""
+        stopwords = load_stopwords(self.stopwords) if self.stopwords else BUILTIN_STOPWORDS
+        features: Features
+        if self.corpus:
+            pages = read_pages(self.corpus, "CONTENTSEEN_CORPUS file")
+            features = Vocabulary.fit((tokenize(p.text) for p in pages), self.features, stopwords)
+        else:
+            features = HashedFeatures(self.features)
+        if self.hashvalues:
+            table = load_hashtable(self.hashvalues, self.features, self.bits)
+        else:
+            table = builtin_hashtable(self.features, self.bits)
+        return PageFingerprinter(self, stopwords, features, table)
+
+
+@dataclass(frozen=True)
+class PageFingerprint:
+    """A page's fingerprint (None: too few words to fingerprint), with what it was made from."""
+
+    fingerprint: int | None
+    words: int
+    text_chars: int
+
+    def hex(self, bits: int) -> str | None:
+        """The fingerprint as fixed-width hex, or None."""
+        return None if self.fingerprint is None else format(self.fingerprint, f"0{(bits + 3) // 4}x")
+
+
+class PageFingerprinter:
+    """HTML or text -> words -> fingerprint, under one ``Scheme``."""
+
+    def __init__(self, scheme: Scheme, stopwords: frozenset[str], features: Features, table: Any):
+        self.scheme = scheme
+        self.stopwords = stopwords
+        self.fingerprinter = Fingerprinter(features, table)
+        self.identity: dict[str, str] = {
+            "bits": str(scheme.bits),
+            "features": features.digest,
+            "table": table_digest(table[: features.size]),
+            "stopwords": hashlib.blake2b(
+                "\n".join(sorted(stopwords)).encode(), digest_size=8
+            ).hexdigest(),
+            "extract": f"{scheme.extract}/v{EXTRACTION_VERSION}",
+        }
+
+    def words_of_html(self, html: str) -> tuple[list[str], int]:
+        """Content words of an HTML document, and its visible text length."""
+        text = visible_text(html, self.scheme.extract)
+        return content_words(text, self.stopwords), len(text.strip())
+
+    def of_words(self, words: list[str], text_chars: int) -> PageFingerprint:
+        """Fingerprint of a page's content words; none when it has fewer than ``min_words``
+        (else every near-empty page would duplicate every other)."""
+        if len(words) < max(self.scheme.min_words, 1):
+            return PageFingerprint(None, len(words), text_chars)
+        return PageFingerprint(self.fingerprinter.fingerprint(words), len(words), text_chars)
+
+    def of_html(self, html: str) -> PageFingerprint:
+        """Fingerprint of a decoded HTML document."""
+        return self.of_words(*self.words_of_html(html))
+
+    def of_html_bytes(self, body: bytes, content_type: str | None = None) -> PageFingerprint:
+        """Fingerprint of an HTML body as downloaded."""
+        return self.of_html(decode_html(body, content_type))
+
+    def of_text(self, text: str) -> PageFingerprint:
+        """Fingerprint of plain text (``text/plain`` responses)."""
+        return self.of_words(content_words(text, self.stopwords), len(text.strip()))

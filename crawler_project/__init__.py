@@ -1,0 +1,1 @@
+"""A ready Scrapy project: the ``site`` spider with ContentSeen enabled."""

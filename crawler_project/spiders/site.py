@@ -1,0 +1,46 @@
+"""``scrapy crawl site -a start_urls=URL[,URL...]``: crawl the hosts of the start URLs.
+
+Links are followed only within the hosts (host:port) of the start URLs; every page the
+ContentSeen middleware keeps becomes one ``PageItem``. A dropped page never reaches ``parse``,
+so its links are not followed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import Response, TextResponse
+
+from crawler_project.items import PageItem
+from contentseen.text import html_title
+
+
+class SiteSpider(scrapy.Spider):
+    name = "site"
+
+    def __init__(self, start_urls: str = "", *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.start_urls = [u.strip() for u in start_urls.split(",") if u.strip()]
+        if not self.start_urls:
+            raise ValueError("spider site: give -a start_urls=URL[,URL...]")
+        self.hosts = {urlsplit(u).netloc.lower() for u in self.start_urls}
+
+    def parse(self, response: Response) -> Iterator[Any]:
+        seen = response.meta.get("contentseen")
+        if seen is None or not isinstance(response, TextResponse):
+            return
+        is_html = b"html" in response.headers.get(b"Content-Type", b"").lower()
+        yield PageItem(
+            url=response.url,
+            title=html_title(response.text) if is_html else "",
+            fingerprint=seen["fingerprint"],
+            text_chars=seen["text_chars"],
+        )
+        if not is_html:
+            return
+        for href in response.css("a::attr(href), area::attr(href)").getall():
+            url = response.urljoin(href)
+            if urlsplit(url).netloc.lower() in self.hosts:
+                yield scrapy.Request(url, callback=self.parse)
