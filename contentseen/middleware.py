@@ -102,7 +102,7 @@ class ContentSeenMiddleware:
             return self._skip("type", response)
         page = self.pages.of_text(response.text) if ctype in TEXT_TYPES else self.pages.of_html(response.text)
         fp_hex = page.hex(self.bits)
-        response.meta["contentseen"] = {"fingerprint": fp_hex, "text_chars": page.text_chars}
+        request.meta["contentseen"] = {"fingerprint": fp_hex, "text_chars": page.text_chars}
         if page.fingerprint is None:
             return self._skip("short", response)
         self.stats.inc_value("contentseen/checked")
