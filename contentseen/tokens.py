@@ -8,12 +8,11 @@ one every fingerprint in the project uses, online and offline.
 from __future__ import annotations
 
 import os
-import re
 from typing import Iterable
 
 from .errors import ContentSeenError
 
-_WORD = re.compile(r"[a-z]+")
+_LETTERS = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
 
 # A general-purpose English list (articles, pronouns, auxiliaries, prepositions, conjunctions,
 # common adverbs). Written for this project; the course file can be loaded instead.
@@ -48,7 +47,9 @@ def tokenize(text: str | bytes) -> list[str]:
     if isinstance(text, str):
         # Non-ASCII characters become '?', a separator; str.lower() on them could yield ASCII.
         text = text.encode("ascii", "replace")
-    return _WORD.findall(text.lower().decode("ascii", "replace"))
+    # One C-level byte map (letters -> lower case, all else -> space) and a split: several
+    # times faster than a regex scan on page-sized text.
+    return text.translate(_LETTERS).decode("ascii").split()
 
 
 def content_words(text: str | bytes, stopwords: frozenset[str]) -> list[str]:
