@@ -1,0 +1,273 @@
+"""RedisStore against a real redis-server: brute-force semantics, scheme and prefix checks,
+errors, and atomic check-and-add under racing threads and processes."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from contentseen.errors import ContentSeenError
+from contentseen.stores import StoreError, open_store
+from redis_server import free_port, own_redis, redis_server, redis_url  # noqa: F401  (fixtures)
+from store_helpers import (
+    assert_one_kept_per_group, check_against_brute_force, identity, near_groups, planted_workload,
+    race_processes, race_worker,
+)
+
+redis = pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
+
+
+def store_at(url: str, bits: int = 64, k: int = 3, prefix: str = "contentseen", **changes: str):
+    return open_store(url, identity(bits, **changes), bits, k, prefix=prefix)
+
+
+# ------------------------------------------------------------------ semantics
+
+
+@pytest.mark.parametrize("bits,k,seed", [(64, 3, 1), (128, 3, 2), (100, 4, 3), (30, 2, 4)])
+def test_check_and_add_equals_brute_force(redis_url, bits, k, seed):
+    ops = planted_workload(bits, k, 1200, seed)
+    with store_at(redis_url, bits, k) as store:
+        dropped = check_against_brute_force(store, ops, k)
+    assert dropped > 300  # the planted neighbours were found, not just random misses
+
+
+def test_every_distance_0_to_4(redis_url):
+    rng = random.Random(7)
+    with store_at(redis_url) as store:
+        for _ in range(50):
+            base = rng.getrandbits(64)
+            assert store.check_and_add(base, f"http://a/{base:x}") is None
+            for d in range(5):
+                positions = rng.sample(range(64), d)
+                fp = base
+                for p in positions:
+                    fp ^= 1 << p
+                match = store.lookup(fp)
+                if d <= 3:
+                    assert match is not None and (match.fingerprint, match.distance) == (base, d)
+                    assert match.url == f"http://a/{base:x}"
+                else:
+                    assert match is None
+
+
+def test_tie_goes_to_the_fingerprint_stored_first(redis_url):
+    a = 0
+    b = 0b1111  # distance 4 from a: both are kept
+    q = 0b0011  # distance 2 from both
+    with store_at(redis_url, prefix="ab") as store:
+        assert store.check_and_add(a, "http://a") is None
+        assert store.check_and_add(b, "http://b") is None
+        assert store.lookup(q).url == "http://a"
+    with store_at(redis_url, prefix="ba") as store:
+        assert store.check_and_add(b, "http://b") is None
+        assert store.check_and_add(a, "http://a") is None
+        assert store.check_and_add(q, "http://q").url == "http://b"
+
+
+def test_persists_across_reopen_and_layout(redis_url):
+    fp = 0x0123_4567_89AB_CDEF
+    with store_at(redis_url) as store:
+        assert store.check_and_add(fp, "http://x/page") is None
+    with store_at(redis_url) as store:
+        assert len(store) == 1
+        assert store.check_and_add(fp ^ 1, "http://y/page").url == "http://x/page"
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    assert client.hget("contentseen:url", "0123456789abcdef") == "http://x/page"
+    assert client.zscore("contentseen:seen", "0123456789abcdef") == pytest.approx(time.time(), abs=60)
+    for t, key in enumerate((0x0123, 0x4567, 0x89AB, 0xCDEF)):
+        assert client.smembers(f"contentseen:b:{t}:{key}") == {"0123456789abcdef"}
+    meta = client.hgetall("contentseen:meta")
+    assert meta["index"] == "blocks-v1:64/3:16,16,16,16" and meta["layout"] == "redis-v1"
+    assert meta["features"] == "f1"
+
+
+def test_fingerprint_too_wide_is_refused(redis_url):
+    with store_at(redis_url) as store, pytest.raises(ContentSeenError, match="does not fit in 64 bits"):
+        store.check_and_add(1 << 64, "http://x")
+
+
+# ------------------------------------------------------------------ scheme, prefixes
+
+
+@pytest.mark.parametrize(
+    "bits,k,changes,field",
+    [(64, 3, {"features": "other"}, "features"), (64, 2, {}, "index"), (128, 3, {}, "bits"),
+     (64, 3, {"extract": "body/v1"}, "extract")],
+)
+def test_scheme_mismatch_is_refused(redis_url, bits, k, changes, field):
+    store_at(redis_url).close()
+    with pytest.raises(ContentSeenError) as err:
+        store_at(redis_url, bits, k, **changes)
+    msg = str(err.value)
+    assert redis_url in msg and "prefix contentseen" in msg and f"{field} " in msg
+    assert "(store) vs" in msg and "\n" not in msg
+
+
+def test_first_opener_writes_the_scheme_once(redis_url):
+    """Openers racing on an empty prefix: one scheme is saved, the others are refused."""
+    errors, barrier = [], threading.Barrier(6)
+
+    def open_with(features: str) -> None:
+        barrier.wait()
+        try:
+            store_at(redis_url, features=features).close()
+        except ContentSeenError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_with, args=(f"f{i % 2}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 3
+    saved = redis.Redis.from_url(redis_url, decode_responses=True).hget("contentseen:meta", "features")
+    assert all(f"features {saved} (store)" in str(e) for e in errors)
+
+
+def test_prefixes_isolate_projects(redis_url):
+    fp = 0xDEAD_BEEF_0000_FFFF
+    with store_at(redis_url, prefix="shop") as shop, store_at(redis_url, prefix="news", features="x") as news:
+        assert shop.check_and_add(fp, "http://shop/1") is None
+        assert news.lookup(fp) is None
+        assert news.check_and_add(fp, "http://news/1") is None
+        assert shop.check_and_add(fp, "http://shop/2").url == "http://shop/1"
+        assert news.check_and_add(fp, "http://news/2").url == "http://news/1"
+        assert (len(shop), len(news)) == (1, 1)
+    keys = redis.Redis.from_url(redis_url, decode_responses=True).keys("*")
+    assert all(key.startswith(("shop:", "news:")) for key in keys)
+
+
+@pytest.mark.parametrize("prefix", ["", "two words"])
+def test_bad_prefix(redis_url, prefix):
+    with pytest.raises(ContentSeenError, match="CONTENTSEEN_REDIS_PREFIX"):
+        store_at(redis_url, prefix=prefix)
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_unreachable_server_is_a_clear_error():
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    t0 = time.monotonic()
+    with pytest.raises(ContentSeenError) as err:
+        store_at(url)
+    assert time.monotonic() - t0 < 5
+    msg = str(err.value)
+    assert msg.startswith(f"store {url}: cannot connect to Redis") and "\n" not in msg
+    assert not isinstance(err.value, StoreError)
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:notaport/0", "redis://127.0.0.1:6379/db"])
+def test_bad_redis_url(url):
+    with pytest.raises(ContentSeenError, match="CONTENTSEEN_STORE"):
+        store_at(url)
+
+
+def test_unix_socket_url(tmp_path):
+    url = f"unix://{tmp_path}/none.sock?db=0"
+    with pytest.raises(ContentSeenError, match="cannot connect to Redis"):
+        store_at(url)
+
+
+def test_server_killed_during_use_is_a_store_error(own_redis):
+    store = store_at(own_redis.url)
+    assert store.check_and_add(1, "http://a") is None
+    own_redis.kill()
+    t0 = time.monotonic()
+    with pytest.raises(StoreError, match=r"check-and-add failed") as err:
+        store.check_and_add(1 << 40, "http://b")
+    assert own_redis.url in str(err.value)
+    with pytest.raises(StoreError, match="lookup failed"):
+        store.lookup(1)
+    with pytest.raises(StoreError):
+        len(store)
+    assert time.monotonic() - t0 < 5
+    store.close()
+    store.close()
+
+
+def test_server_restart_is_survived(own_redis):
+    """A dropped connection is retried once; the script is re-registered on the new server."""
+    store = store_at(own_redis.url)
+    assert store.check_and_add(1, "http://a") is None
+    client = redis.Redis.from_url(own_redis.url)
+    client.script_flush()
+    client.client_kill_filter(skipme=True)  # drop the store's pooled connection
+    assert store.check_and_add(1, "http://b").url == "http://a"
+    assert store.check_and_add(0xFFFF_0000_FFFF_0000, "http://c") is None
+    assert len(store) == 2
+    store.close()
+
+
+def test_wrong_key_type_is_a_store_error(redis_url):
+    with store_at(redis_url) as store:
+        redis.Redis.from_url(redis_url).set("contentseen:b:0:0", "not a set")
+        with pytest.raises(StoreError, match="WRONGTYPE"):
+            store.check_and_add(0x0000_1111_2222_3333, "http://x")
+
+
+def test_meta_of_wrong_type_is_refused_at_open(redis_url):
+    redis.Redis.from_url(redis_url).set("contentseen:meta", "x")
+    with pytest.raises(ContentSeenError, match="contentseen:meta"):
+        store_at(redis_url)
+
+
+def test_stuck_server_times_out(own_redis, monkeypatch):
+    """A server that accepts but never answers (SIGSTOP) fails the page, it does not hang."""
+    import signal
+
+    import contentseen.stores.redis as redis_store
+
+    monkeypatch.setattr(redis_store, "SOCKET_TIMEOUT_S", 0.5)
+    store = store_at(own_redis.url)
+    own_redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(StoreError, match="check-and-add failed"):
+            store.check_and_add(5, "http://x")
+        assert time.monotonic() - t0 < 3  # two tries of 0.5 s
+    finally:
+        own_redis.proc.send_signal(signal.SIGCONT)
+        store.close()
+
+
+# ------------------------------------------------------------------ atomicity
+
+
+def test_racing_threads_keep_exactly_one_per_content(redis_url):
+    groups = near_groups(64, 3, 40, seed=11)
+    fps = [fp for group in groups for fp in group]
+    barrier = threading.Barrier(8)
+    results: list = [None] * 8
+
+    def run(i: int) -> None:
+        mine = fps[:]
+        random.Random(i).shuffle(mine)
+        results[i] = race_worker(redis_url, 64, 3, mine, f"t{i}", {}, barrier.wait)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert_one_kept_per_group(groups, results)
+    with store_at(redis_url) as store:
+        assert len(store) == len(groups)
+
+
+def test_racing_processes_keep_exactly_one_per_content(redis_url):
+    groups = near_groups(128, 3, 60, seed=12)
+    fps = [fp for group in groups for fp in group]
+    lists = []
+    for i in range(4):
+        mine = fps[:]
+        random.Random(100 + i).shuffle(mine)
+        lists.append(mine)
+    results = race_processes(redis_url, 128, 3, lists, {"prefix": "race"})
+    assert_one_kept_per_group(groups, results)
+    with store_at(redis_url, 128, 3, prefix="race") as store:
+        assert len(store) == len(groups)
