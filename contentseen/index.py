@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import ContentSeenError
 
-__all__ = ["BlockPlan", "IndexConfigError"]
+__all__ = ["BlockPlan", "HammingIndex", "IndexConfigError"]
 
 _M64 = 0xFFFFFFFFFFFFFFFF
 KEY_BITS = 62  # keys are 0 <= key < 2**62
@@ -156,3 +156,497 @@ def _int_to_words(value: int, bits: int) -> np.ndarray:
         raise IndexConfigError(f"fingerprint {value:#x} does not fit in {bits} bits")
     w = (bits + 63) // 64
     return np.array([(value >> (64 * (w - 1 - i))) & _M64 for i in range(w)], dtype=np.uint64)
+
+
+# ---------------------------------------------------------------- in-memory index
+
+_BUFFER = 2048  # unsorted append buffer, scanned by brute force; flushed into a segment when full
+_GROWTH = 8  # consecutive segments differ in size by more than this factor (LSM levelling)
+_DIR_MAX_BITS = 22  # directory of one table has at most 2**22 + 1 entries
+_NO_POS = np.empty(0, dtype=np.uint32)
+_NO_IDS = np.empty(0, dtype=np.int64)
+_SMALL = 64  # results up to this size are sorted and de-duplicated in plain Python
+
+
+def _dir_bits(size: int) -> int:
+    """Directory bits for a segment of ``size`` entries: about size/8 buckets (>= 1 entry each)."""
+    return max(1, min(_DIR_MAX_BITS, size.bit_length() - 3))
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate the ranges [starts[i], ends[i]) -> (owner i of each element, the element)."""
+    counts = (ends - starts).astype(np.int64)
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(len(counts)), counts)
+    shift = starts.astype(np.int64) - (np.cumsum(counts) - counts)
+    return owner, np.arange(total, dtype=np.int64) + np.repeat(shift, counts)
+
+
+class _Segment:
+    """An immutable sorted part of the index, with one table per block.
+
+    ``fps``/``ids`` are sorted by table 0's key, so table 0's directory ranges index them
+    directly. Table t >= 1 has ``perms[t-1]`` (uint32 positions sorted by block t) and, aligned
+    with it, ``checks[t-1]`` (uint16: the top <= 16 bits of block 0 of that entry): a match
+    agrees exactly with the query on block t and is within k on block 0, so most candidates are
+    dropped by reading these two contiguous arrays, before any fingerprint is fetched at random.
+    ``dirs[t]`` (uint32, 2**d + 1) maps the top d bits of block t to a range. Entries are
+    tombstoned through ``alive``.
+    """
+
+    __slots__ = ("fps", "flat", "ids", "size", "shifts", "masks", "dirs", "views", "perms", "checks",
+                 "check_shift", "check_mask", "alive", "dead", "_id_sorted", "_id_order")
+
+    def __init__(self, index: "HammingIndex", fps: np.ndarray, ids: np.ndarray):
+        self.size = n = len(ids)
+        self.alive = None
+        self.dead = 0
+        self._id_sorted = self._id_order = None
+        self.shifts, self.masks, self.dirs, self.perms, self.checks = [], [], [], [], []
+        self.check_shift = self.check_mask = 0
+        plan = index.plan
+        if index._scan_only:
+            self.fps, self.ids = fps, ids
+        else:
+            cap = _dir_bits(n)
+            keys = []
+            for width, lo in zip(plan.widths, plan.los):
+                d = min(width, cap)
+                self.shifts.append(lo + width - d)
+                self.masks.append((1 << d) - 1)
+                key = _extract(fps, lo + width - d, d)
+                keys.append(key.astype(np.uint16 if d <= 16 else np.uint32))
+            order = np.argsort(keys[0], kind="stable")
+            self.fps = fps[order]
+            self.ids = ids[order]
+            del fps, ids
+            if plan.n_tables > 1:
+                c = min(16, plan.widths[0])
+                self.check_shift = plan.los[0] + plan.widths[0] - c
+                self.check_mask = (1 << c) - 1
+                check = _extract(self.fps, self.check_shift, c).astype(np.uint16)
+            for t, key in enumerate(keys):
+                key = key[order]
+                counts = np.bincount(key, minlength=self.masks[t] + 1)
+                directory = np.zeros(len(counts) + 1, dtype=np.uint32)
+                np.cumsum(counts, out=directory[1:])
+                self.dirs.append(directory)
+                if t:
+                    perm = np.argsort(key, kind="stable")
+                    self.checks.append(check[perm])
+                    self.perms.append(perm.astype(np.uint32))
+                    del perm
+        self.flat = self.fps[:, 0] if self.fps.shape[1] == 1 else None
+        self.views = [memoryview(d) for d in self.dirs]  # indexing one gives a Python int, fast
+
+    @property
+    def nbytes(self) -> int:
+        arrays = [self.fps, self.ids, *self.dirs, *self.perms, *self.checks, self.alive,
+                  self._id_sorted, self._id_order]
+        return sum(a.nbytes for a in arrays if a is not None)
+
+    def _dist(self, pos, probe) -> np.ndarray:
+        """Distances from ``probe`` (a np.uint64, or words) to the entries at ``pos`` (a slice
+        or an index array); with an array of probes, row i against entry i."""
+        if self.flat is not None:
+            return np.bitwise_count(self.flat[pos] ^ probe)
+        return np.bitwise_count(self.fps[pos] ^ probe).sum(axis=1, dtype=np.uint8)
+
+    def search(self, q_int: int, probe, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Live entries within k of one query -> (positions, distances), each entry once."""
+        if not self.dirs:  # scan-only plan
+            dist = self._dist(slice(None), probe)
+            pos = (dist <= k).nonzero()[0]
+            dist = dist[pos]
+        else:
+            views, shifts, masks = self.views, self.shifts, self.masks
+            found_p, found_d = [], []
+            key = (q_int >> shifts[0]) & masks[0]
+            a = views[0][key]
+            b = views[0][key + 1]
+            if a != b:
+                dist = self._dist(slice(a, b), probe)
+                sel = (dist <= k).nonzero()[0]
+                if len(sel):
+                    found_p.append(sel + a)
+                    found_d.append(dist[sel])
+            if len(views) > 1:
+                cs, ps = [], []
+                for t in range(1, len(views)):
+                    key = (q_int >> shifts[t]) & masks[t]
+                    a = views[t][key]
+                    b = views[t][key + 1]
+                    if a != b:
+                        cs.append(self.checks[t - 1][a:b])
+                        ps.append(self.perms[t - 1][a:b])
+                if cs:
+                    if len(cs) > 1:
+                        cs, ps = np.concatenate(cs), np.concatenate(ps)
+                    else:
+                        cs, ps = cs[0], ps[0]
+                    qc = np.uint16((q_int >> self.check_shift) & self.check_mask)
+                    sel = (np.bitwise_count(cs ^ qc) <= k).nonzero()[0]
+                    if len(sel):
+                        cand = ps[sel]
+                        dist = self._dist(cand, probe)
+                        sel = (dist <= k).nonzero()[0]
+                        if len(sel):
+                            found_p.append(cand[sel])
+                            found_d.append(dist[sel])
+            if not found_p:
+                return None
+            if len(found_p) == 1:
+                pos, dist = found_p[0], found_d[0]
+            else:
+                pos, dist = np.concatenate(found_p), np.concatenate(found_d)
+            if len(pos) > 1:
+                # an entry that agrees with the query on several blocks comes from several tables
+                if len(pos) <= _SMALL:
+                    pl = pos.tolist()
+                    if len(set(pl)) < len(pl):
+                        first = sorted({p: i for i, p in reversed(list(enumerate(pl)))}.values())
+                        pos, dist = pos[first], dist[first]
+                else:
+                    pos, first = np.unique(pos, return_index=True)
+                    dist = dist[first]
+        if self.alive is not None and len(pos):
+            live = self.alive[pos]
+            pos, dist = pos[live], dist[live]
+        return (pos, dist) if len(pos) else None
+
+    def search_many(self, qfps: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Live entries within k of each of the queries ``qfps`` (Q, W), vectorised over the
+        queries -> (query number, position, distance), each (query, entry) pair once."""
+        probes = qfps[:, 0] if self.flat is not None else qfps
+        if not self.dirs:  # scan-only plan: a distance matrix, a block of queries at a time
+            out_q, out_p, out_d = [], [], []
+            step = max(1, (1 << 22) // max(1, self.size))
+            for lo in range(0, len(qfps), step):
+                pr = probes[lo : lo + step]
+                if self.flat is not None:
+                    dist = np.bitwise_count(self.flat[None, :] ^ pr[:, None])
+                else:
+                    dist = np.bitwise_count(self.fps[None, :, :] ^ pr[:, None, :]).sum(axis=2, dtype=np.uint8)
+                qi, pos = (dist <= k).nonzero()
+                out_q.append(qi + lo)
+                out_p.append(pos)
+                out_d.append(dist[qi, pos])
+            owner, pos, dist = np.concatenate(out_q), np.concatenate(out_p), np.concatenate(out_d)
+        else:
+            out_q, out_p, out_d = [], [], []
+            for t, directory in enumerate(self.dirs):
+                d = self.masks[t].bit_length()
+                key = _extract(qfps, self.shifts[t], d).astype(np.int64) if d else np.zeros(len(qfps), np.int64)
+                owner, off = _ranges(directory[key], directory[key + 1])
+                if t:
+                    qc = (_extract(qfps, self.check_shift, self.check_mask.bit_length())).astype(np.uint16)
+                    keep = (np.bitwise_count(self.checks[t - 1][off] ^ qc[owner]) <= k).nonzero()[0]
+                    owner = owner[keep]
+                    pos = self.perms[t - 1][off[keep]]
+                else:
+                    pos = off
+                dist = self._dist(pos, probes[owner])
+                keep = (dist <= k).nonzero()[0]
+                out_q.append(owner[keep])
+                out_p.append(pos[keep].astype(np.int64))
+                out_d.append(dist[keep])
+            owner, pos, dist = np.concatenate(out_q), np.concatenate(out_p), np.concatenate(out_d)
+            if len(self.dirs) > 1 and len(pos) > 1:
+                _, first = np.unique((owner.astype(np.int64) << 32) | pos, return_index=True)
+                owner, pos, dist = owner[first], pos[first], dist[first]
+        if self.alive is not None and len(pos):
+            live = self.alive[pos]
+            owner, pos, dist = owner[live], pos[live], dist[live]
+        return owner, pos, dist
+
+    def id_lookup(self, remove: np.ndarray) -> np.ndarray:
+        """Positions of the entries whose id is in ``remove`` (sorted unique int64)."""
+        if self._id_order is None:
+            self._id_order = np.argsort(self.ids, kind="stable").astype(np.uint32)
+            self._id_sorted = self.ids[self._id_order]
+        lo = np.searchsorted(self._id_sorted, remove, "left")
+        hi = np.searchsorted(self._id_sorted, remove, "right")
+        owner, off = _ranges(lo, hi)
+        return self._id_order[off].astype(np.int64)
+
+
+class HammingIndex:
+    """In-memory index of fingerprints with ids: who is within Hamming distance ``k``?
+
+    Layout (Manku, Jain, Das Sarma, WWW 2007, with one table per block of :class:`BlockPlan`):
+    entries live in an LSM-style list of immutable sorted segments (sizes growing by > 8x) plus an
+    unsorted append buffer of up to 2048 entries. A segment keeps its fingerprints and ids sorted
+    by block 0 and, for every further block, a uint32 permutation sorted by that block; each table
+    has a directory from the block's top bits (at most 22, about size/8 buckets) to a range. A
+    query looks up one range per table, verifies those candidates by XOR and popcount, and scans
+    the buffer. When blocks would be too narrow to prune (k+1 blocks of ~1 bit: bits < 2*(k+1)),
+    segments are scanned instead. ids are int64 labels; duplicates are allowed.
+    """
+
+    def __init__(self, bits: int = 64, k: int = 3, buffer: int = _BUFFER):
+        if isinstance(buffer, bool) or not isinstance(buffer, (int, np.integer)) or buffer < 1:
+            raise IndexConfigError(f"buffer must be a positive integer, got {buffer!r}")
+        self.plan = BlockPlan(bits, k)
+        self.bits, self.k = self.plan.bits, self.plan.k
+        self.words = self.plan.words
+        self._scan_only = sum(2.0 ** -w for w in self.plan.widths) >= 0.5
+        self._segments: list[_Segment] = []
+        self._cap = int(buffer)
+        self._buf_fps = np.zeros((self._cap, self.words), dtype=np.uint64)
+        self._buf_ids = np.zeros(self._cap, dtype=np.int64)
+        self._buf_flat = self._buf_fps[:, 0]
+        self._nbuf = 0
+        self._len = 0
+
+    # ------------------------------------------------------------ sizes
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __repr__(self) -> str:
+        return f"HammingIndex(bits={self.bits}, k={self.k}): {self._len} fingerprints, {len(self._segments)} segments"
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held in numpy arrays (fingerprints, ids, tables, buffer)."""
+        return sum(s.nbytes for s in self._segments) + self._buf_fps.nbytes + self._buf_ids.nbytes
+
+    # ------------------------------------------------------------ adding
+
+    def add(self, fps, ids) -> None:
+        """Add many fingerprints: uint64 (n,) when bits <= 64, or words (n, W); ids int64 (n,)."""
+        fps = _as_words(fps, self.bits)
+        ids = np.asarray(ids)
+        if ids.dtype.kind not in "iu":
+            raise IndexConfigError(f"ids must be integers, got dtype {ids.dtype}")
+        ids = ids.astype(np.int64).reshape(-1)
+        if len(ids) != len(fps):
+            raise IndexConfigError(f"{len(fps)} fingerprints but {len(ids)} ids")
+        self._check_range(fps)
+        n = len(ids)
+        if n == 0:
+            return
+        if n < self._cap - self._nbuf:
+            self._buf_fps[self._nbuf : self._nbuf + n] = fps
+            self._buf_ids[self._nbuf : self._nbuf + n] = ids
+            self._nbuf += n
+            self._len += n
+            return
+        # large batch: it and the buffer become one new segment
+        fps = np.concatenate([self._buf_fps[: self._nbuf], fps])
+        ids = np.concatenate([self._buf_ids[: self._nbuf], ids])
+        self._len += n
+        self._nbuf = 0
+        self._push(fps, ids)
+
+    def add_one(self, fp, id: int) -> None:
+        """Add one fingerprint (int or words) with its id."""
+        q_int, words = self._one(fp)
+        self._buf_fps[self._nbuf] = words
+        self._buf_ids[self._nbuf] = id
+        self._nbuf += 1
+        self._len += 1
+        if self._nbuf == self._cap:
+            fps, ids = self._buf_fps.copy(), self._buf_ids.copy()
+            self._nbuf = 0
+            self._push(fps, ids)
+
+    def _check_range(self, fps: np.ndarray) -> None:
+        extra = self.words * 64 - self.bits
+        if extra and len(fps) and (fps[:, 0] >> np.uint64(64 - extra)).any():
+            raise IndexConfigError(f"fingerprints do not fit in {self.bits} bits")
+
+    def _push(self, fps: np.ndarray, ids: np.ndarray) -> None:
+        segs = self._segments
+        segs.append(_Segment(self, fps, ids))
+        while len(segs) >= 2 and segs[-2].size <= _GROWTH * segs[-1].size:
+            b, a = segs.pop(), segs.pop()
+            segs.append(self._merged([a, b]))
+
+    def _merged(self, parts: list[_Segment]) -> _Segment:
+        fps, ids = [], []
+        for s in parts:
+            if s.alive is None:
+                fps.append(s.fps)
+                ids.append(s.ids)
+            else:
+                fps.append(s.fps[s.alive])
+                ids.append(s.ids[s.alive])
+        return _Segment(self, np.concatenate(fps), np.concatenate(ids))
+
+    # ------------------------------------------------------------ removing
+
+    def remove(self, ids) -> int:
+        """Remove every entry whose id is in ``ids``; returns how many were removed."""
+        remove = np.unique(np.asarray(ids, dtype=np.int64).reshape(-1))
+        if remove.size == 0:
+            return 0
+        removed = 0
+        if self._nbuf:
+            keep = ~np.isin(self._buf_ids[: self._nbuf], remove)
+            kept = int(keep.sum())
+            if kept < self._nbuf:
+                removed += self._nbuf - kept
+                self._buf_fps[:kept] = self._buf_fps[: self._nbuf][keep]
+                self._buf_ids[:kept] = self._buf_ids[: self._nbuf][keep]
+                self._nbuf = kept
+        for i, seg in enumerate(self._segments):
+            pos = seg.id_lookup(remove)
+            if seg.alive is not None:
+                pos = pos[seg.alive[pos]]
+            if not pos.size:
+                continue
+            if seg.alive is None:
+                seg.alive = np.ones(seg.size, dtype=bool)
+            seg.alive[pos] = False
+            seg.dead += len(pos)
+            removed += len(pos)
+        self._len -= removed
+        # compact segments that are more than half dead; keep the size ordering
+        if any(s.dead * 2 > s.size for s in self._segments):
+            rebuilt = []
+            for s in self._segments:
+                if s.dead * 2 > s.size:
+                    if s.dead < s.size:
+                        rebuilt.append(self._merged([s]))
+                else:
+                    rebuilt.append(s)
+            self._segments = []
+            for s in sorted(rebuilt, key=lambda s: -s.size):
+                self._segments.append(s)
+                while len(self._segments) >= 2 and self._segments[-2].size <= _GROWTH * self._segments[-1].size:
+                    b, a = self._segments.pop(), self._segments.pop()
+                    self._segments.append(self._merged([a, b]))
+        return removed
+
+    # ------------------------------------------------------------ querying
+
+    def _one(self, fp) -> tuple[int, object]:
+        """A query fingerprint (int, numpy integer or words) -> (int, probe), where probe is a
+        np.uint64 when W == 1 and the words (W,) otherwise."""
+        if isinstance(fp, (int, np.integer)) and not isinstance(fp, bool):
+            value = int(fp)
+            if value < 0 or value >> self.bits:
+                raise IndexConfigError(f"fingerprint {value:#x} does not fit in {self.bits} bits")
+            if self.words == 1:
+                return value, np.uint64(value)
+            return value, _int_to_words(value, self.bits)
+        words = np.asarray(fp)
+        if words.dtype.kind not in "iu" or words.shape != (self.words,):
+            raise IndexConfigError(f"a {self.bits}-bit fingerprint is an int or {self.words} uint64 words, got {fp!r}")
+        value = 0
+        for w in words.tolist():
+            if not 0 <= w <= _M64:
+                raise IndexConfigError(f"fingerprint word {w} is not a uint64")
+            value = (value << 64) | w
+        if value >> self.bits:
+            raise IndexConfigError(f"fingerprint {value:#x} does not fit in {self.bits} bits")
+        return value, (np.uint64(value) if self.words == 1 else words.astype(np.uint64))
+
+    def _search(self, q_int: int, probe) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(ids, distances) per part (segment or buffer) of all live entries within k; unsorted,
+        but each entry at most once."""
+        k = self.k
+        found = []
+        for seg in self._segments:
+            hit = seg.search(q_int, probe, k)
+            if hit is not None:
+                found.append((seg.ids[hit[0]], hit[1]))
+        n = self._nbuf
+        if n:
+            if self.words > 1:
+                dist = np.bitwise_count(self._buf_fps[:n] ^ probe).sum(axis=1, dtype=np.uint8)
+            else:
+                dist = np.bitwise_count(self._buf_flat[:n] ^ probe)
+            sel = (dist <= k).nonzero()[0]
+            if len(sel):
+                found.append((self._buf_ids[sel], dist[sel]))
+        return found
+
+    @staticmethod
+    def _ordered(found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+        if not found:
+            return _NO_IDS, _NO_IDS
+        if len(found) == 1:
+            ids, dist = found[0]
+        else:
+            ids = np.concatenate([f[0] for f in found])
+            dist = np.concatenate([f[1] for f in found])
+        if len(ids) == 1:
+            return ids, dist.astype(np.int64)
+        if len(ids) <= _SMALL:
+            pairs = sorted(zip(dist.tolist(), ids.tolist()))
+            return (np.array([p[1] for p in pairs], dtype=np.int64),
+                    np.array([p[0] for p in pairs], dtype=np.int64))
+        order = np.lexsort((ids, dist))
+        return ids[order], dist[order].astype(np.int64)
+
+    def query(self, fp) -> tuple[np.ndarray, np.ndarray]:
+        """ids (int64) and distances (int64) of every entry within k of ``fp``, by (distance, id)."""
+        return self._ordered(self._search(*self._one(fp)))
+
+    def query_many(self, fps, chunk: int = 2048) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``query`` for many fingerprints (uint64 (n,) when bits <= 64, words (n, W), or a list
+        of ints), vectorised over the queries; one (ids, distances) pair per fingerprint."""
+        if isinstance(fps, (list, tuple)) and (not fps or isinstance(fps[0], (int, np.integer))):
+            fps = np.array([_int_to_words(int(v), self.bits) for v in fps], dtype=np.uint64).reshape(-1, self.words)
+        fps = _as_words(fps, self.bits)
+        self._check_range(fps)
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        for lo in range(0, len(fps), chunk):
+            out.extend(self._query_block(fps[lo : lo + chunk]))
+        return out
+
+    def _query_block(self, qfps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        k = self.k
+        parts_q, parts_i, parts_d = [], [], []
+        for seg in self._segments:
+            owner, pos, dist = seg.search_many(qfps, k)
+            parts_q.append(owner)
+            parts_i.append(seg.ids[pos])
+            parts_d.append(dist)
+        n = self._nbuf
+        if n:
+            if self.words == 1:
+                dist = np.bitwise_count(self._buf_flat[:n][None, :] ^ qfps[:, 0][:, None])
+            else:
+                dist = np.bitwise_count(self._buf_fps[:n][None] ^ qfps[:, None]).sum(axis=2, dtype=np.uint8)
+            owner, pos = (dist <= k).nonzero()
+            parts_q.append(owner)
+            parts_i.append(self._buf_ids[pos])
+            parts_d.append(dist[owner, pos])
+        nq = len(qfps)
+        if not parts_q:
+            return [(_NO_IDS, _NO_IDS) for _ in range(nq)]
+        owner = np.concatenate(parts_q)
+        ids = np.concatenate(parts_i)
+        dist = np.concatenate(parts_d).astype(np.int64)
+        order = np.lexsort((ids, dist, owner))
+        owner, ids, dist = owner[order], ids[order], dist[order]
+        bounds = np.searchsorted(owner, np.arange(nq + 1)).tolist()
+        return [(ids[a:b], dist[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def nearest(self, fp) -> tuple[int, int] | None:
+        """(id, distance) of the closest entry within k (smallest id on ties), or None."""
+        best = None
+        for ids, dist in self._search(*self._one(fp)):
+            if len(ids) == 1:
+                cand = (int(dist[0]), int(ids[0]))
+            else:
+                i = np.lexsort((ids, dist))[0]
+                cand = (int(dist[i]), int(ids[i]))
+            if best is None or cand < best:
+                best = cand
+        return None if best is None else (best[1], best[0])
+
+    def __contains__(self, fp) -> bool:
+        """Is any entry within k of ``fp``?"""
+        return bool(self._search(*self._one(fp)))
+
+    def items(self) -> tuple[np.ndarray, np.ndarray]:
+        """All live entries: fingerprints (n, W) uint64 and ids (n,) int64, in no set order."""
+        fps = [s.fps if s.alive is None else s.fps[s.alive] for s in self._segments]
+        ids = [s.ids if s.alive is None else s.ids[s.alive] for s in self._segments]
+        fps.append(self._buf_fps[: self._nbuf])
+        ids.append(self._buf_ids[: self._nbuf])
+        return np.concatenate(fps), np.concatenate(ids)
