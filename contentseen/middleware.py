@@ -12,6 +12,7 @@ All logic lives in ``contentseen.pipeline`` and ``contentseen.stores``; this cla
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -67,9 +68,18 @@ class ContentSeenMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "ContentSeenMiddleware":
-        settings = crawler.settings
-        if not settings.getbool("CONTENTSEEN_ENABLED", True):
+        if not crawler.settings.getbool("CONTENTSEEN_ENABLED", True):
             raise NotConfigured("CONTENTSEEN_ENABLED is off")
+        try:
+            return cls._from_settings(crawler)
+        except ContentSeenError as exc:
+            # Scrapy follows with a traceback; this line says what to fix.
+            logger.critical("ContentSeen cannot start: %s", exc)
+            raise
+
+    @classmethod
+    def _from_settings(cls, crawler: Crawler) -> "ContentSeenMiddleware":
+        settings = crawler.settings
         on_error = settings.get("CONTENTSEEN_ON_STORE_ERROR", "keep")
         if on_error not in ON_STORE_ERROR:
             raise ContentSeenError(f"CONTENTSEEN_ON_STORE_ERROR: {on_error!r} is not one of {ON_STORE_ERROR}")
@@ -93,6 +103,14 @@ class ContentSeenMiddleware:
         return response
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        # The middleware's own cost, so users can see its share of their crawl.
+        started = time.perf_counter()
+        try:
+            return self._decide(request, response)
+        finally:
+            self.stats.inc_value("contentseen/seconds", time.perf_counter() - started, start=0.0)
+
+    def _decide(self, request: Request, response: Response) -> Response:
         if request.meta.get("contentseen_skip"):
             return self._skip("meta", response)
         if not 200 <= response.status < 300:

@@ -28,15 +28,16 @@ class SiteSpider(scrapy.Spider):
         self.hosts = {urlsplit(u).netloc.lower() for u in self.start_urls}
 
     def parse(self, response: Response) -> Iterator[Any]:
-        seen = response.meta.get("contentseen")
-        if seen is None or not isinstance(response, TextResponse):
-            return
+        if not isinstance(response, TextResponse):
+            return  # images, PDFs, other binary: not pages
+        # Absent when the middleware is disabled or skipped the response.
+        seen = response.meta.get("contentseen", {})
         is_html = b"html" in response.headers.get(b"Content-Type", b"").lower()
         yield PageItem(
             url=response.url,
             title=html_title(response.text) if is_html else "",
-            fingerprint=seen["fingerprint"],
-            text_chars=seen["text_chars"],
+            fingerprint=seen.get("fingerprint"),
+            text_chars=seen.get("text_chars", len(response.text)),
         )
         if not is_html:
             return
