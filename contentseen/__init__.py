@@ -2,7 +2,36 @@
 
 Data flows one way: bytes -> text (``text``) -> words (``tokens``) -> features (``features``)
 -> fingerprint (``simhash``) -> index / store (``index``, ``stores``) -> decision (``middleware``).
-Submodules are imported on use so that the command-line tools start fast.
+The public names below are imported on first use, so the command-line tools start fast.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "ContentSeenError": "errors",
+    "tokenize": "tokens",
+    "Vocabulary": "features",
+    "HashedFeatures": "features",
+    "builtin_hashtable": "hashtable",
+    "load_hashtable": "hashtable",
+    "Fingerprinter": "simhash",
+    "hamming": "simhash",
+    "Scheme": "pipeline",
+    "PageFingerprinter": "pipeline",
+    "BlockPlan": "index",
+    "HammingIndex": "index",
+    "open_store": "stores",
+    "ContentSeenMiddleware": "middleware",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module 'contentseen' has no attribute {name!r}")
