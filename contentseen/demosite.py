@@ -609,12 +609,13 @@ COOKIE_NOTICE = """<div class="cookie-notice" id="cookie-notice" role="dialog" a
 </div>"""
 
 
-def _tags() -> list[str]:
+def _tags() -> list[tuple[str, int]]:
+    """Every tag with the number of articles that carry it, alphabetically (the tag cloud)."""
     seen: dict[str, int] = {}
     for a in ARTICLES:
         for t in a.tags:
             seen[t] = seen.get(t, 0) + 1
-    return sorted(seen.items())  # type: ignore[return-value]
+    return sorted(seen.items())
 
 
 def _body_html(text: str) -> str:
