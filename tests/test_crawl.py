@@ -188,11 +188,6 @@ def test_stats_are_dumped_in_the_log(run):
     assert "ContentSeen: dropped " + run.b + "/articles/tide-pools.html: duplicates " in run.second.log
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "crawler_project/spiders/site.py: the start requests are Scrapy's default "
-    "Request(url, dont_filter=True), so the dupefilter never records them; the start page's own "
-    "links back to '/' fetch it a second time, and ContentSeen drops it as a duplicate of itself"
-))
 def test_start_page_is_fetched_once(run):
     assert run.a_first.count("/") == 1
     assert run.first.drops == []

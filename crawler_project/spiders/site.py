@@ -7,7 +7,7 @@ so its links are not followed.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 from urllib.parse import urlsplit
 
 import scrapy
@@ -26,6 +26,12 @@ class SiteSpider(scrapy.Spider):
         if not self.start_urls:
             raise ValueError("spider site: give -a start_urls=URL[,URL...]")
         self.hosts = {urlsplit(u).netloc.lower() for u in self.start_urls}
+
+    async def start(self) -> AsyncIterator[Any]:
+        # Scrapy's default start requests skip the dupefilter, so a page linking back to "/"
+        # would fetch the start page again and ContentSeen would drop it as its own copy.
+        for url in self.start_urls:
+            yield scrapy.Request(url, callback=self.parse)
 
     def parse(self, response: Response) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
