@@ -182,28 +182,52 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return owner, np.arange(total, dtype=np.int64) + np.repeat(shift, counts)
 
 
+def _fold16(fps: np.ndarray) -> np.ndarray:
+    """XOR of all 16-bit chunks of every fingerprint (n, W) -> uint16 (n,).
+
+    Linear over XOR and never adds one-bits, so fold16(a) ^ fold16(b) = fold16(a ^ b) has at
+    most hamming(a, b) one-bits: entries whose fold is more than k away can be skipped."""
+    x = fps[:, 0].copy()
+    for j in range(1, fps.shape[1]):
+        x ^= fps[:, j]
+    x ^= x >> np.uint64(32)
+    x ^= x >> np.uint64(16)
+    return (x & np.uint64(0xFFFF)).astype(np.uint16)
+
+
+def _probe(value: int, words: int):
+    """The query as numpy operand: a np.uint64 (one word) or its words (W,)."""
+    if words == 1:
+        return np.uint64(value)
+    return np.array([(value >> (64 * (words - 1 - i))) & _M64 for i in range(words)], dtype=np.uint64)
+
+
+def _fold16_int(value: int) -> int:
+    while value >> 16:
+        value = (value & 0xFFFF) ^ (value >> 16)
+    return value
+
+
 class _Segment:
     """An immutable sorted part of the index, with one table per block.
 
-    ``fps``/``ids`` are sorted by table 0's key, so table 0's directory ranges index them
-    directly. Table t >= 1 has ``perms[t-1]`` (uint32 positions sorted by block t) and, aligned
-    with it, ``checks[t-1]`` (uint16: the top <= 16 bits of block 0 of that entry): a match
-    agrees exactly with the query on block t and is within k on block 0, so most candidates are
-    dropped by reading these two contiguous arrays, before any fingerprint is fetched at random.
-    ``dirs[t]`` (uint32, 2**d + 1) maps the top d bits of block t to a range. Entries are
-    tombstoned through ``alive``.
+    ``fps``/``ids`` are sorted by table 0's key, so table 0's ranges index them directly; table
+    t >= 1 has ``perms[t-1]``, the uint32 positions sorted by block t. ``dirs[t]`` (uint32,
+    2**d + 1 entries) maps the top d bits of block t to a range. Aligned with every table,
+    ``checks[t]`` holds each entry's 16-bit fold (see ``_fold16``): a query reads its range of
+    checks (contiguous) and fetches at random only the ~1% of fingerprints that pass. Entries
+    are tombstoned through ``alive``.
     """
 
     __slots__ = ("fps", "flat", "ids", "size", "shifts", "masks", "dirs", "views", "perms", "checks",
-                 "check_shift", "check_mask", "alive", "dead", "_id_sorted", "_id_order")
+                 "alive", "alive_view", "id_view", "fp_view", "perm_views", "dead", "_id_sorted", "_id_order")
 
     def __init__(self, index: "HammingIndex", fps: np.ndarray, ids: np.ndarray):
         self.size = n = len(ids)
-        self.alive = None
+        self.alive = self.alive_view = None
         self.dead = 0
         self._id_sorted = self._id_order = None
         self.shifts, self.masks, self.dirs, self.perms, self.checks = [], [], [], [], []
-        self.check_shift = self.check_mask = 0
         plan = index.plan
         if index._scan_only:
             self.fps, self.ids = fps, ids
@@ -220,11 +244,7 @@ class _Segment:
             self.fps = fps[order]
             self.ids = ids[order]
             del fps, ids
-            if plan.n_tables > 1:
-                c = min(16, plan.widths[0])
-                self.check_shift = plan.los[0] + plan.widths[0] - c
-                self.check_mask = (1 << c) - 1
-                check = _extract(self.fps, self.check_shift, c).astype(np.uint16)
+            check = _fold16(self.fps)
             for t, key in enumerate(keys):
                 key = key[order]
                 counts = np.bincount(key, minlength=self.masks[t] + 1)
@@ -236,8 +256,14 @@ class _Segment:
                     self.checks.append(check[perm])
                     self.perms.append(perm.astype(np.uint32))
                     del perm
+                else:
+                    self.checks.append(check)
         self.flat = self.fps[:, 0] if self.fps.shape[1] == 1 else None
-        self.views = [memoryview(d) for d in self.dirs]  # indexing one gives a Python int, fast
+        # indexing a memoryview gives a Python int, much faster than indexing the array
+        self.views = [memoryview(d) for d in self.dirs]
+        self.perm_views = [memoryview(p) for p in self.perms]
+        self.id_view = memoryview(self.ids)
+        self.fp_view = memoryview(self.fps.reshape(-1))
 
     @property
     def nbytes(self) -> int:
@@ -252,74 +278,92 @@ class _Segment:
             return np.bitwise_count(self.flat[pos] ^ probe)
         return np.bitwise_count(self.fps[pos] ^ probe).sum(axis=1, dtype=np.uint8)
 
-    def search(self, q_int: int, probe, k: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Live entries within k of one query -> (positions, distances), each entry once."""
+    def search(self, q_int: int, qcheck, lut: np.ndarray, k: int):
+        """Live entries within k of one query -> (ids, distances), each entry once, as two
+        Python lists when few candidates are left (the usual case) or two numpy arrays; None
+        when there is none. ``qcheck``: the query's fold as a uint16 0-d array; ``lut``: bool
+        array over 0..65535, popcount <= k."""
         if not self.dirs:  # scan-only plan
+            return self._search_arrays(None, q_int, k)
+        views, shifts, masks, checks = self.views, self.shifts, self.masks, self.checks
+        cs, ranges = [], []
+        total = 0
+        for t in range(len(views)):
+            key = (q_int >> shifts[t]) & masks[t]
+            a = views[t][key]
+            b = views[t][key + 1]
+            if a != b:
+                cs.append(checks[t][a:b])
+                total += b - a
+                ranges.append((total, t, a - total + b - a))  # (end in the concatenation, table, shift)
+        if not cs:
+            return None
+        sel = lut[(cs[0] if len(cs) == 1 else np.concatenate(cs)) ^ qcheck].nonzero()[0]
+        if not len(sel):
+            return None
+        if len(sel) > _SMALL:
+            parts, prev = [], 0
+            for end, t, shift in ranges:
+                a, b = shift + prev, shift + end
+                parts.append(self.perms[t - 1][a:b] if t else np.arange(a, b, dtype=np.uint32))
+                prev = end
+            cand = (parts[0] if len(parts) == 1 else np.concatenate(parts))[sel].astype(np.int64)
+            return self._search_arrays(cand, q_int, k)
+        # few candidates: finish in plain Python (numpy calls cost more than they save here)
+        perms, values, w = self.perm_views, self.fp_view, self.fps.shape[1]
+        found = {}
+        r = 0
+        end, t, shift = ranges[0]
+        for i in sel.tolist():
+            while i >= end:
+                r += 1
+                end, t, shift = ranges[r]
+            p = shift + i if t == 0 else perms[t - 1][shift + i]
+            if w == 1:
+                v = values[p]
+            else:
+                v = 0
+                for j in range(p * w, p * w + w):
+                    v = (v << 64) | values[j]
+            d = (v ^ q_int).bit_count()
+            if d <= k:
+                found[p] = d
+        if not found:
+            return None
+        if self.alive is not None:
+            alive = self.alive_view
+            found = {p: d for p, d in found.items() if alive[p]}
+            if not found:
+                return None
+        ids = self.id_view
+        return [ids[p] for p in found], list(found.values())
+
+    def _search_arrays(self, pos, q_int: int, k: int):
+        """numpy path of ``search``: verify the candidate positions ``pos`` (None: every entry)."""
+        probe = _probe(q_int, self.fps.shape[1])
+        if pos is None:
             dist = self._dist(slice(None), probe)
             pos = (dist <= k).nonzero()[0]
             dist = dist[pos]
         else:
-            views, shifts, masks = self.views, self.shifts, self.masks
-            found_p, found_d = [], []
-            key = (q_int >> shifts[0]) & masks[0]
-            a = views[0][key]
-            b = views[0][key + 1]
-            if a != b:
-                dist = self._dist(slice(a, b), probe)
-                sel = (dist <= k).nonzero()[0]
-                if len(sel):
-                    found_p.append(sel + a)
-                    found_d.append(dist[sel])
-            if len(views) > 1:
-                cs, ps = [], []
-                for t in range(1, len(views)):
-                    key = (q_int >> shifts[t]) & masks[t]
-                    a = views[t][key]
-                    b = views[t][key + 1]
-                    if a != b:
-                        cs.append(self.checks[t - 1][a:b])
-                        ps.append(self.perms[t - 1][a:b])
-                if cs:
-                    if len(cs) > 1:
-                        cs, ps = np.concatenate(cs), np.concatenate(ps)
-                    else:
-                        cs, ps = cs[0], ps[0]
-                    qc = np.uint16((q_int >> self.check_shift) & self.check_mask)
-                    sel = (np.bitwise_count(cs ^ qc) <= k).nonzero()[0]
-                    if len(sel):
-                        cand = ps[sel]
-                        dist = self._dist(cand, probe)
-                        sel = (dist <= k).nonzero()[0]
-                        if len(sel):
-                            found_p.append(cand[sel])
-                            found_d.append(dist[sel])
-            if not found_p:
-                return None
-            if len(found_p) == 1:
-                pos, dist = found_p[0], found_d[0]
-            else:
-                pos, dist = np.concatenate(found_p), np.concatenate(found_d)
-            if len(pos) > 1:
+            dist = self._dist(pos, probe)
+            sel = (dist <= k).nonzero()[0]
+            pos, dist = pos[sel], dist[sel]
+            if len(self.dirs) > 1 and len(pos) > 1:
                 # an entry that agrees with the query on several blocks comes from several tables
-                if len(pos) <= _SMALL:
-                    pl = pos.tolist()
-                    if len(set(pl)) < len(pl):
-                        first = sorted({p: i for i, p in reversed(list(enumerate(pl)))}.values())
-                        pos, dist = pos[first], dist[first]
-                else:
-                    pos, first = np.unique(pos, return_index=True)
-                    dist = dist[first]
+                pos, first = np.unique(pos, return_index=True)
+                dist = dist[first]
         if self.alive is not None and len(pos):
             live = self.alive[pos]
             pos, dist = pos[live], dist[live]
-        return (pos, dist) if len(pos) else None
+        return (self.ids[pos], dist) if len(pos) else None
 
-    def search_many(self, qfps: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Live entries within k of each of the queries ``qfps`` (Q, W), vectorised over the
-        queries -> (query number, position, distance), each (query, entry) pair once."""
+    def search_many(self, qfps: np.ndarray, qchecks: np.ndarray, lut: np.ndarray, k: int):
+        """Live entries within k of each of the queries ``qfps`` (Q, W) (folds ``qchecks``),
+        vectorised over the queries -> (query number, position, distance), each pair once."""
         probes = qfps[:, 0] if self.flat is not None else qfps
+        out_q, out_p, out_d = [], [], []
         if not self.dirs:  # scan-only plan: a distance matrix, a block of queries at a time
-            out_q, out_p, out_d = [], [], []
             step = max(1, (1 << 22) // max(1, self.size))
             for lo in range(0, len(qfps), step):
                 pr = probes[lo : lo + step]
@@ -331,29 +375,23 @@ class _Segment:
                 out_q.append(qi + lo)
                 out_p.append(pos)
                 out_d.append(dist[qi, pos])
-            owner, pos, dist = np.concatenate(out_q), np.concatenate(out_p), np.concatenate(out_d)
         else:
-            out_q, out_p, out_d = [], [], []
             for t, directory in enumerate(self.dirs):
                 d = self.masks[t].bit_length()
                 key = _extract(qfps, self.shifts[t], d).astype(np.int64) if d else np.zeros(len(qfps), np.int64)
                 owner, off = _ranges(directory[key], directory[key + 1])
-                if t:
-                    qc = (_extract(qfps, self.check_shift, self.check_mask.bit_length())).astype(np.uint16)
-                    keep = (np.bitwise_count(self.checks[t - 1][off] ^ qc[owner]) <= k).nonzero()[0]
-                    owner = owner[keep]
-                    pos = self.perms[t - 1][off[keep]]
-                else:
-                    pos = off
+                keep = lut[self.checks[t][off] ^ qchecks[owner]].nonzero()[0]
+                owner = owner[keep]
+                pos = self.perms[t - 1][off[keep]].astype(np.int64) if t else off[keep]
                 dist = self._dist(pos, probes[owner])
                 keep = (dist <= k).nonzero()[0]
                 out_q.append(owner[keep])
-                out_p.append(pos[keep].astype(np.int64))
+                out_p.append(pos[keep])
                 out_d.append(dist[keep])
-            owner, pos, dist = np.concatenate(out_q), np.concatenate(out_p), np.concatenate(out_d)
-            if len(self.dirs) > 1 and len(pos) > 1:
-                _, first = np.unique((owner.astype(np.int64) << 32) | pos, return_index=True)
-                owner, pos, dist = owner[first], pos[first], dist[first]
+        owner, pos, dist = np.concatenate(out_q), np.concatenate(out_p), np.concatenate(out_d)
+        if len(self.dirs) > 1 and len(pos) > 1:
+            _, first = np.unique((owner.astype(np.int64) << 32) | pos, return_index=True)
+            owner, pos, dist = owner[first], pos[first], dist[first]
         if self.alive is not None and len(pos):
             live = self.alive[pos]
             owner, pos, dist = owner[live], pos[live], dist[live]
@@ -390,6 +428,7 @@ class HammingIndex:
         self.bits, self.k = self.plan.bits, self.plan.k
         self.words = self.plan.words
         self._scan_only = sum(2.0 ** -w for w in self.plan.widths) >= 0.5
+        self._lut = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)) <= self.k
         self._segments: list[_Segment] = []
         self._cap = int(buffer)
         self._buf_fps = np.zeros((self._cap, self.words), dtype=np.uint64)
@@ -441,8 +480,11 @@ class HammingIndex:
 
     def add_one(self, fp, id: int) -> None:
         """Add one fingerprint (int or words) with its id."""
-        q_int, words = self._one(fp)
-        self._buf_fps[self._nbuf] = words
+        value = self._one(fp)
+        if self.words == 1:
+            self._buf_flat[self._nbuf] = value
+        else:
+            self._buf_fps[self._nbuf] = _probe(value, self.words)
         self._buf_ids[self._nbuf] = id
         self._nbuf += 1
         self._len += 1
@@ -498,6 +540,7 @@ class HammingIndex:
                 continue
             if seg.alive is None:
                 seg.alive = np.ones(seg.size, dtype=bool)
+                seg.alive_view = memoryview(seg.alive)
             seg.alive[pos] = False
             seg.dead += len(pos)
             removed += len(pos)
@@ -521,39 +564,37 @@ class HammingIndex:
 
     # ------------------------------------------------------------ querying
 
-    def _one(self, fp) -> tuple[int, object]:
-        """A query fingerprint (int, numpy integer or words) -> (int, probe), where probe is a
-        np.uint64 when W == 1 and the words (W,) otherwise."""
+    def _one(self, fp) -> int:
+        """A query fingerprint (int, numpy integer or words (W,)) -> int, checked."""
         if isinstance(fp, (int, np.integer)) and not isinstance(fp, bool):
             value = int(fp)
-            if value < 0 or value >> self.bits:
-                raise IndexConfigError(f"fingerprint {value:#x} does not fit in {self.bits} bits")
-            if self.words == 1:
-                return value, np.uint64(value)
-            return value, _int_to_words(value, self.bits)
-        words = np.asarray(fp)
-        if words.dtype.kind not in "iu" or words.shape != (self.words,):
-            raise IndexConfigError(f"a {self.bits}-bit fingerprint is an int or {self.words} uint64 words, got {fp!r}")
-        value = 0
-        for w in words.tolist():
-            if not 0 <= w <= _M64:
-                raise IndexConfigError(f"fingerprint word {w} is not a uint64")
-            value = (value << 64) | w
-        if value >> self.bits:
+        else:
+            words = np.asarray(fp)
+            if words.dtype.kind not in "iu" or words.shape != (self.words,):
+                raise IndexConfigError(
+                    f"a {self.bits}-bit fingerprint is an int or {self.words} uint64 words, got {fp!r}")
+            value = 0
+            for w in words.tolist():
+                if not 0 <= w <= _M64:
+                    raise IndexConfigError(f"fingerprint word {w} is not a uint64")
+                value = (value << 64) | w
+        if value < 0 or value >> self.bits:
             raise IndexConfigError(f"fingerprint {value:#x} does not fit in {self.bits} bits")
-        return value, (np.uint64(value) if self.words == 1 else words.astype(np.uint64))
+        return value
 
-    def _search(self, q_int: int, probe) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(ids, distances) per part (segment or buffer) of all live entries within k; unsorted,
-        but each entry at most once."""
+    def _search(self, q_int: int) -> list:
+        """(ids, distances) per part (segment or buffer) holding live entries within k, as
+        lists or arrays; unsorted, each entry once."""
         k = self.k
         found = []
+        qcheck = np.array(_fold16_int(q_int), dtype=np.uint16)
         for seg in self._segments:
-            hit = seg.search(q_int, probe, k)
+            hit = seg.search(q_int, qcheck, self._lut, k)
             if hit is not None:
-                found.append((seg.ids[hit[0]], hit[1]))
+                found.append(hit)
         n = self._nbuf
         if n:
+            probe = _probe(q_int, self.words)
             if self.words > 1:
                 dist = np.bitwise_count(self._buf_fps[:n] ^ probe).sum(axis=1, dtype=np.uint8)
             else:
@@ -564,18 +605,17 @@ class HammingIndex:
         return found
 
     @staticmethod
-    def _ordered(found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    def _ordered(found: list) -> tuple[np.ndarray, np.ndarray]:
         if not found:
             return _NO_IDS, _NO_IDS
         if len(found) == 1:
             ids, dist = found[0]
         else:
-            ids = np.concatenate([f[0] for f in found])
-            dist = np.concatenate([f[1] for f in found])
-        if len(ids) == 1:
-            return ids, dist.astype(np.int64)
+            ids = np.concatenate([np.asarray(f[0], dtype=np.int64) for f in found])
+            dist = np.concatenate([np.asarray(f[1], dtype=np.int64) for f in found])
         if len(ids) <= _SMALL:
-            pairs = sorted(zip(dist.tolist(), ids.tolist()))
+            pairs = sorted(zip(dist.tolist() if isinstance(dist, np.ndarray) else dist,
+                               ids.tolist() if isinstance(ids, np.ndarray) else ids))
             return (np.array([p[1] for p in pairs], dtype=np.int64),
                     np.array([p[0] for p in pairs], dtype=np.int64))
         order = np.lexsort((ids, dist))
@@ -583,7 +623,7 @@ class HammingIndex:
 
     def query(self, fp) -> tuple[np.ndarray, np.ndarray]:
         """ids (int64) and distances (int64) of every entry within k of ``fp``, by (distance, id)."""
-        return self._ordered(self._search(*self._one(fp)))
+        return self._ordered(self._search(self._one(fp)))
 
     def query_many(self, fps, chunk: int = 2048) -> list[tuple[np.ndarray, np.ndarray]]:
         """``query`` for many fingerprints (uint64 (n,) when bits <= 64, words (n, W), or a list
@@ -600,8 +640,9 @@ class HammingIndex:
     def _query_block(self, qfps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         k = self.k
         parts_q, parts_i, parts_d = [], [], []
+        qchecks = _fold16(qfps)
         for seg in self._segments:
-            owner, pos, dist = seg.search_many(qfps, k)
+            owner, pos, dist = seg.search_many(qfps, qchecks, self._lut, k)
             parts_q.append(owner)
             parts_i.append(seg.ids[pos])
             parts_d.append(dist)
@@ -629,9 +670,9 @@ class HammingIndex:
     def nearest(self, fp) -> tuple[int, int] | None:
         """(id, distance) of the closest entry within k (smallest id on ties), or None."""
         best = None
-        for ids, dist in self._search(*self._one(fp)):
-            if len(ids) == 1:
-                cand = (int(dist[0]), int(ids[0]))
+        for ids, dist in self._search(self._one(fp)):
+            if isinstance(ids, list):
+                cand = min(zip(dist, ids))
             else:
                 i = np.lexsort((ids, dist))[0]
                 cand = (int(dist[i]), int(ids[i]))
@@ -641,7 +682,7 @@ class HammingIndex:
 
     def __contains__(self, fp) -> bool:
         """Is any entry within k of ``fp``?"""
-        return bool(self._search(*self._one(fp)))
+        return bool(self._search(self._one(fp)))
 
     def items(self) -> tuple[np.ndarray, np.ndarray]:
         """All live entries: fingerprints (n, W) uint64 and ids (n,) int64, in no set order."""

@@ -121,10 +121,12 @@ class Reference:
         self.bits, self.k = bits, k
         self.vals: list[int] = []
         self.ids: list[int] = []
+        self._words = None
 
     def add(self, vals, ids):
         self.vals += list(vals)
         self.ids += list(ids)
+        self._words = None
 
     def remove(self, ids):
         gone = set(ids)
@@ -132,13 +134,15 @@ class Reference:
         removed = len(self.ids) - len(keep)
         self.vals = [self.vals[i] for i in keep]
         self.ids = [self.ids[i] for i in keep]
+        self._words = None
         return removed
 
     def query(self, q: int):
         if not self.vals:
             return [], []
-        fps = words_of(self.vals, self.bits)
-        dist = np.bitwise_count(fps ^ from_int(q, self.bits)).sum(axis=1)
+        if self._words is None:
+            self._words = words_of(self.vals, self.bits)
+        dist = np.bitwise_count(self._words ^ from_int(q, self.bits)).sum(axis=1)
         ids = np.array(self.ids, dtype=np.int64)
         sel = np.flatnonzero(dist <= self.k)
         pairs = sorted(zip(dist[sel].tolist(), ids[sel].tolist()))
