@@ -136,3 +136,74 @@ def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
     _require()
     with RedisServer(tmp_path / "redis") as server:
         yield server
+
+
+# --------------------------------------------------------------------------------------------
+# ``python tests/redis_server.py [N_ADDS] [N_QUERIES] [BITS]``: check-and-add latency of the
+# Redis store against a throwaway local server (the figures in README, "Redis store").
+
+
+def _percentiles(samples: list[float]) -> str:
+    samples = sorted(samples)
+    pick = lambda q: samples[min(len(samples) - 1, int(q * len(samples)))] * 1e6  # noqa: E731
+    return f"p50 {pick(0.50):6.0f} us   p99 {pick(0.99):6.0f} us   max {samples[-1] * 1e6:7.0f} us"
+
+
+def benchmark(n_adds: int = 20_000, n_queries: int = 5_000, bits: int = 64, k: int = 3) -> None:
+    import random
+    import tempfile
+
+    import redis
+
+    from contentseen.stores.redis import RedisStore
+
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory() as tmp, RedisServer(Path(tmp)) as server:
+        ident = {"bits": str(bits), "bench": "1"}
+        store = RedisStore(server.url, ident, bits, k)
+        client = redis.Redis.from_url(server.url)
+        ping = []
+        for _ in range(2000):
+            t0 = time.perf_counter()
+            client.ping()
+            ping.append(time.perf_counter() - t0)
+        adds, stored = [], []
+        for i in range(n_adds):
+            fp = rng.getrandbits(bits)
+            t0 = time.perf_counter()
+            match = store.check_and_add(fp, f"http://bench.test/{i}")
+            adds.append(time.perf_counter() - t0)
+            if match is None:
+                stored.append(fp)
+        server_add = client.info("commandstats").get("cmdstat_evalsha", {}).get("usec_per_call", 0.0)
+        client.config_resetstat()
+        near, fresh = [], []
+        for i in range(n_queries):
+            fp = rng.choice(stored)
+            for p in rng.sample(range(bits), rng.randint(0, k)):
+                fp ^= 1 << p
+            t0 = time.perf_counter()
+            assert store.check_and_add(fp, f"http://bench.test/dup/{i}") is not None
+            near.append(time.perf_counter() - t0)
+            fp = rng.getrandbits(bits)
+            t0 = time.perf_counter()
+            store.lookup(fp)
+            fresh.append(time.perf_counter() - t0)
+        server_query = client.info("commandstats").get("cmdstat_evalsha", {}).get("usec_per_call", 0.0)
+        info = client.info("memory")
+        print(f"redis-server {client.info('server')['redis_version']}, {bits}-bit fingerprints, k={k}, "
+              f"{len(store)} stored, used_memory {info['used_memory_human']}")
+        print(f"PING round trip            {_percentiles(ping)}")
+        print(f"check_and_add, new page    {_percentiles(adds)}   ({n_adds} adds into a growing store)")
+        print(f"check_and_add, duplicate   {_percentiles(near)}   ({n_queries}, distance 0..{k})")
+        print(f"lookup, unseen page        {_percentiles(fresh)}   ({n_queries})")
+        print(f"inside Redis (the script): {server_add:.1f} us per add, {server_query:.1f} us per query "
+              "(INFO commandstats, mean)")
+        store.close()
+        client.close()
+
+
+if __name__ == "__main__":
+    import sys
+
+    benchmark(*(int(a) for a in sys.argv[1:3]), *(int(a) for a in sys.argv[3:4]))

@@ -128,7 +128,7 @@ def test_crawls_sharing_redis_keep_each_page_once(tmp_path, pages, redis_url):
     check_each_page_kept_once(crawls, pages, together)
     import redis
 
-    assert redis.Redis.from_url(redis_url).hlen("contentseen:url") == len(content_paths(pages))
+    assert redis.Redis.from_url(redis_url).hlen("contentseen:fp") == len(content_paths(pages))
 
 
 def test_crawls_sharing_sqlite_keep_each_page_once(tmp_path, pages):
@@ -149,7 +149,7 @@ def crawl_and_kill_redis(tmp_path: Path, pages: dict[str, bytes], server, policy
         stored = 0
         while stored < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-            stored = client.hlen("contentseen:url")
+            stored = client.hlen("contentseen:fp")
         client.close()
         server.kill()
         crawl = Crawl(proc, tmp_path / "crawl")

@@ -76,10 +76,10 @@ def test_persists_across_reopen_and_layout(redis_url):
         assert len(store) == 1
         assert store.check_and_add(fp ^ 1, "http://y/page").url == "http://x/page"
     client = redis.Redis.from_url(redis_url, decode_responses=True)
-    assert client.hget("contentseen:url", "0123456789abcdef") == "http://x/page"
-    assert client.zscore("contentseen:seen", "0123456789abcdef") == pytest.approx(time.time(), abs=60)
+    seen, url = client.hget("contentseen:fp", "0123456789abcdef").split(" ", 1)
+    assert url == "http://x/page" and float(seen) == pytest.approx(time.time(), abs=60)
     for t, key in enumerate((0x0123, 0x4567, 0x89AB, 0xCDEF)):
-        assert client.smembers(f"contentseen:b:{t}:{key}") == {"0123456789abcdef"}
+        assert client.hgetall(f"contentseen:b:{t}") == {str(key): "0123456789abcdef"}
     meta = client.hgetall("contentseen:meta")
     assert meta["index"] == "blocks-v1:64/3:16,16,16,16" and meta["layout"] == "redis-v1"
     assert meta["features"] == "f1"
@@ -205,7 +205,7 @@ def test_server_restart_is_survived(own_redis):
 
 def test_wrong_key_type_is_a_store_error(redis_url):
     with store_at(redis_url) as store:
-        redis.Redis.from_url(redis_url).set("contentseen:b:0:0", "not a set")
+        redis.Redis.from_url(redis_url).set("contentseen:b:0", "not a hash")
         with pytest.raises(StoreError, match="WRONGTYPE"):
             store.check_and_add(0x0000_1111_2222_3333, "http://x")
 

@@ -10,14 +10,14 @@ fixed-width lower-case hex -- stored fingerprints are distinct, so it is also th
 
 ``P:meta``          hash: the fingerprint scheme + ``index`` (``BlockPlan.description``) +
                     ``layout``; written once, by the first opener, and checked on every open.
-``P:b:<t>:<key>``   set of HEX: the fingerprints whose block ``t`` has key ``key``.
-``P:url``           hash HEX -> URL of the page first stored with that fingerprint.
-``P:seen``          sorted set HEX, score = Unix time it was stored.
+``P:b:<t>``         hash, one per block table ``t`` (the SQLite ``k<t>`` index): field = block
+                    key (decimal), value = the HEX of every fingerprint with that key, end to end.
+``P:fp``            hash HEX -> ``"<unix time> <url>"`` of the page first stored with it.
 
 Check-and-add is one Lua script (EVALSHA): it reads the query's T buckets, computes Hamming
-distances in Lua on 32-bit chunks, returns the closest stored fingerprint within the distance
-or else adds the query to the buckets, ``P:url`` and ``P:seen``. Redis runs a script alone, so
-two crawlers adding the same content at the same moment keep exactly one copy.
+distances in Lua on 32-bit chunks, and returns the closest stored fingerprint within the
+distance, or else appends the query to its buckets and records it in ``P:fp``. Redis runs a
+script alone, so two crawlers adding the same content at the same moment keep exactly one copy.
 """
 
 from __future__ import annotations
@@ -46,17 +46,18 @@ SOCKET_TIMEOUT_S = 5.0
 # A pooled connection idle this long is PINGed before use (servers drop idle clients).
 HEALTH_CHECK_S = 30
 
-# KEYS[1] = P:url, KEYS[2] = P:seen, KEYS[3..] = the query's bucket sets.
-# ARGV[1] = "add" | "lookup", ARGV[2] = distance k, ARGV[3] = query HEX, ARGV[4] = URL,
-# ARGV[5] = time. Returns nil (no match; added when "add") or {HEX, distance, URL}.
+# KEYS[1] = P:fp, KEYS[2..T+1] = P:b:<t>. ARGV[1] = "add" | "lookup", ARGV[2] = distance k,
+# ARGV[3] = query HEX, ARGV[4] = "<time> <url>", ARGV[5..T+4] = the query's block keys.
+# Returns nil (no match; added when "add") or {HEX, distance, URL}.
 # Redis Lua is 5.1: numbers are doubles and ``bit`` works on 32-bit signed integers, so a
 # fingerprint is compared as 8-hex-digit (32-bit) chunks, popcount by SWAR without multiply.
 CHECK_AND_ADD_LUA = r"""
 local band, bxor, rshift = bit.band, bit.bxor, bit.rshift
+local sub, tonumber = string.sub, tonumber
 local k, q = tonumber(ARGV[2]), ARGV[3]
-local n = #q
+local w = #q
 local qc = {}
-for i = 1, n, 8 do qc[#qc + 1] = tonumber(string.sub(q, i, i + 7), 16) end
+for i = 1, w, 8 do qc[#qc + 1] = tonumber(sub(q, i, i + 7), 16) end
 local nc = #qc
 
 local function popcount(x)
@@ -68,40 +69,44 @@ local function popcount(x)
   return band(x, 0x3F)
 end
 
+local function seen_at(hex)
+  return tonumber(string.match(redis.call('HGET', KEYS[1], hex) or '0', '^(%S+)'))
+end
+
 local best, bestd, bestt = nil, k + 1, nil
-local seen = {}
-for i = 3, #KEYS do
-  local members = redis.call('SMEMBERS', KEYS[i])
-  for _, m in ipairs(members) do
-    if not seen[m] and #m == n then
-      seen[m] = true
+local buckets, visited = {}, {}
+for i = 2, #KEYS do
+  local bucket = redis.call('HGET', KEYS[i], ARGV[i + 3]) or ''
+  buckets[i] = bucket
+  for s = 1, #bucket, w do
+    local m = sub(bucket, s, s + w - 1)
+    if not visited[m] then
+      visited[m] = true
       local d, j = 0, 1
       while j <= nc and d <= bestd do
         local p = 8 * j - 7
-        d = d + popcount(bxor(qc[j], tonumber(string.sub(m, p, p + 7), 16)))
+        d = d + popcount(bxor(qc[j], tonumber(sub(m, p, p + 7), 16)))
         j = j + 1
       end
-      if d <= k then
-        if d < bestd then
-          best, bestd, bestt = m, d, nil
-        elseif d == bestd then
-          -- a tie: the fingerprint stored first wins (then the smaller HEX), as in SQLite
-          bestt = bestt or tonumber(redis.call('ZSCORE', KEYS[2], best) or '0')
-          local t = tonumber(redis.call('ZSCORE', KEYS[2], m) or '0')
-          if t < bestt or (t == bestt and m < best) then best, bestt = m, t end
-        end
+      if d < bestd then
+        best, bestd, bestt = m, d, nil
+      elseif d == bestd and d <= k then
+        -- a tie: the fingerprint stored first wins (then the smaller HEX), as in SQLite
+        bestt = bestt or seen_at(best)
+        local t = seen_at(m)
+        if t < bestt or (t == bestt and m < best) then best, bestt = m, t end
       end
     end
   end
 end
 
 if best then
-  return {best, bestd, redis.call('HGET', KEYS[1], best) or ''}
+  local record = redis.call('HGET', KEYS[1], best) or ''
+  return {best, bestd, string.match(record, '^%S+ (.*)$') or ''}
 end
 if ARGV[1] == 'add' then
-  for i = 3, #KEYS do redis.call('SADD', KEYS[i], q) end
+  for i = 2, #KEYS do redis.call('HSET', KEYS[i], ARGV[i + 3], buckets[i] .. q) end
   redis.call('HSET', KEYS[1], q, ARGV[4])
-  redis.call('ZADD', KEYS[2], ARGV[5], q)
 end
 return false
 """
@@ -149,7 +154,8 @@ class RedisStore(FingerprintStore):
         self.plan = BlockPlan(bits, distance)
         self.identity = {**identity, "index": self.plan.description, "layout": LAYOUT}
         self._hex_width = (bits + 3) // 4
-        self._url_key, self._seen_key = f"{prefix}:url", f"{prefix}:seen"
+        self._fp_key = f"{prefix}:fp"
+        self._keys = [self._fp_key] + [f"{prefix}:b:{t}" for t in range(self.plan.n_tables)]
         self._meta_key = f"{prefix}:meta"
         self._client = None
         parts = urlsplit(url)
@@ -194,20 +200,15 @@ class RedisStore(FingerprintStore):
     def _describe(self) -> str:
         return f"{self.url} (prefix {self.prefix})"
 
-    def _keys(self, fingerprint: int) -> list[str]:
-        keys = self.plan.query_keys(fingerprint)
-        return [self._url_key, self._seen_key] + [
-            f"{self.prefix}:b:{t}:{int(key)}" for t, key in enumerate(keys)
-        ]
-
     def _run(self, mode: str, fingerprint: int, url: str) -> Match | None:
         if self._client is None:
             raise StoreError(f"store {self._describe()}: used after close")
         if not 0 <= fingerprint < 1 << self.bits:
             raise ContentSeenError(f"fingerprint {fingerprint:#x} does not fit in {self.bits} bits")
         query = format(fingerprint, f"0{self._hex_width}x")
-        keys = self._keys(fingerprint)
-        args = [mode, self.distance, query, url, repr(time.time())]
+        keys = self._keys
+        args = [mode, self.distance, query, f"{time.time():.6f} {url}",
+                *(int(key) for key in self.plan.query_keys(fingerprint))]
         try:
             try:
                 reply = self._script(keys=keys, args=args)
@@ -238,7 +239,7 @@ class RedisStore(FingerprintStore):
         if self._client is None:
             raise StoreError(f"store {self._describe()}: used after close")
         try:
-            return int(self._client.hlen(self._url_key))
+            return int(self._client.hlen(self._fp_key))
         except _USE_ERRORS as exc:
             raise StoreError(f"store {self._describe()}: count failed ({_one_line(exc)})") from None
 
