@@ -163,7 +163,6 @@ def _int_to_words(value: int, bits: int) -> np.ndarray:
 _BUFFER = 2048  # unsorted append buffer, scanned by brute force; flushed into a segment when full
 _GROWTH = 8  # consecutive segments differ in size by more than this factor (LSM levelling)
 _DIR_MAX_BITS = 22  # directory of one table has at most 2**22 + 1 entries
-_NO_POS = np.empty(0, dtype=np.uint32)
 _NO_IDS = np.empty(0, dtype=np.int64)
 _SMALL = 64  # results up to this size are sorted and de-duplicated in plain Python
 
@@ -224,6 +223,8 @@ class _Segment:
 
     def __init__(self, index: "HammingIndex", fps: np.ndarray, ids: np.ndarray):
         self.size = n = len(ids)
+        if n >= 1 << 32:
+            raise IndexConfigError("a segment holds fewer than 2**32 fingerprints")
         self.alive = self.alive_view = None
         self.dead = 0
         self._id_sorted = self._id_order = None
@@ -295,7 +296,7 @@ class _Segment:
             if a != b:
                 cs.append(checks[t][a:b])
                 total += b - a
-                ranges.append((total, t, a - total + b - a))  # (end in the concatenation, table, shift)
+                ranges.append((total, t, b - total))  # (end in the concatenation, table, shift to it)
         if not cs:
             return None
         sel = lut[(cs[0] if len(cs) == 1 else np.concatenate(cs)) ^ qcheck].nonzero()[0]
