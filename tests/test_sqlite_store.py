@@ -232,3 +232,23 @@ def test_kill_9_mid_writes_keeps_committed_rows(tmp_path):
             match = store.lookup(fp)
             assert match is not None and match.distance == 0
         assert store.check_and_add(committed[0], "http://after") is not None
+
+
+def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path):
+    import sqlite3
+
+    from contentseen.errors import ContentSeenError
+    from contentseen.stores import open_store
+
+    path = tmp_path / "app.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    con.execute("INSERT INTO users (name) VALUES ('ada')")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    identity = {"bits": "64", "features": "x", "table": "t", "stopwords": "s", "extract": "e"}
+    with pytest.raises(ContentSeenError, match="another application"):
+        open_store(f"sqlite:///{path}", identity, 64, 3)
+    assert path.read_bytes() == before
+    assert not (tmp_path / "app.db-wal").exists()

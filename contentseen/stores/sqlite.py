@@ -76,6 +76,13 @@ class SQLiteStore(FingerprintStore):
 
     def _setup(self) -> None:
         db = self._db
+        # Before anything writes: another application's database is refused, not annexed.
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "meta" not in tables:
+            raise ContentSeenError(
+                f"store {self.url}: {self.path} is a SQLite database of another application "
+                f"(tables: {', '.join(sorted(tables)[:5])}); give CONTENTSEEN_STORE a new file"
+            )
         db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a commit survives a crash of the process (kill -9); only a power
         # loss can lose the last commits, and the file is never corrupt either way.
