@@ -8,8 +8,10 @@ under the same ``PageFingerprinter.identity``, which the stores save and check.
 from __future__ import annotations
 
 import hashlib
+import math
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from .corpus import read_pages
 from .errors import ContentSeenError
@@ -20,7 +22,11 @@ from .text import EXTRACT_MODES, Extract, decode_html, visible_text
 from .tokens import BUILTIN_STOPWORDS, content_words, load_stopwords, tokenize
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
-EXTRACTION_VERSION = 1
+# v2: "main" narrows pages without main/article/[role=main] to their dominant block.
+EXTRACTION_VERSION = 2
+# How a word's count on a page becomes its weight: raw count, 1 + ln(count), or 1; "auto" is
+# "tf" with a corpus vocabulary (the course's scheme, as contentseen-report computes it), else "log".
+WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,8 @@ class Scheme:
     hashvalues: str | None = None
     corpus: str | None = None
     extract: Extract = "main"
-    min_words: int = 40
+    min_words: int = 5
+    weighting: str = "auto"
 
     def __post_init__(self) -> None:
         if not 1 <= self.bits <= MAX_BUILTIN_BITS:
@@ -51,6 +58,15 @@ class Scheme:
             raise ContentSeenError(f"CONTENTSEEN_EXTRACT: {self.extract!r} is not one of {EXTRACT_MODES}")
         if self.min_words < 0:
             raise ContentSeenError(f"CONTENTSEEN_MIN_WORDS: {self.min_words} must be >= 0")
+        if self.weighting not in WEIGHTINGS:
+            raise ContentSeenError(f"CONTENTSEEN_WEIGHTING: {self.weighting!r} is not one of {WEIGHTINGS}")
+
+    @property
+    def word_weighting(self) -> str:
+        """The weighting in force: ``weighting`` with ``auto`` resolved."""
+        if self.weighting != "auto":
+            return self.weighting
+        return "tf" if self.corpus else "log"
 
     def build(self) -> "PageFingerprinter":
         """Load stopwords, table and corpus as named, and return the fingerprinter."""
@@ -81,6 +97,17 @@ class PageFingerprint:
         return None if self.fingerprint is None else format(self.fingerprint, f"0{(bits + 3) // 4}x")
 
 
+def word_weights(words: list[str], weighting: str) -> Mapping[str, float]:
+    """Each distinct word's weight on a page: its count (``tf``), ``1 + ln(count)`` (``log``:
+    a word repeated all over a long page does not outweigh the rest of it), or 1 (``binary``)."""
+    counts = Counter(words)
+    if weighting == "tf":
+        return counts
+    if weighting == "log":
+        return {w: 1.0 + math.log(c) for w, c in counts.items()}
+    return dict.fromkeys(counts, 1.0)
+
+
 class PageFingerprinter:
     """HTML or text -> words -> fingerprint, under one ``Scheme``."""
 
@@ -96,6 +123,7 @@ class PageFingerprinter:
                 "\n".join(sorted(stopwords)).encode(), digest_size=8
             ).hexdigest(),
             "extract": f"{scheme.extract}/v{EXTRACTION_VERSION}",
+            "weighting": scheme.word_weighting,
         }
 
     def words_of_html(self, html: str) -> tuple[list[str], int]:
@@ -108,7 +136,8 @@ class PageFingerprinter:
         (else every near-empty page would duplicate every other)."""
         if len(words) < max(self.scheme.min_words, 1):
             return PageFingerprint(None, len(words), text_chars)
-        return PageFingerprint(self.fingerprinter.fingerprint(words), len(words), text_chars)
+        weights = word_weights(words, self.scheme.word_weighting)
+        return PageFingerprint(self.fingerprinter.fingerprint(weights), len(words), text_chars)
 
     def of_html(self, html: str) -> PageFingerprint:
         """Fingerprint of a decoded HTML document."""

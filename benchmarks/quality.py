@@ -1,0 +1,249 @@
+"""Detection quality of the default fingerprint scheme and of each alternative tried.
+
+Builds labelled two-host mirrors (``contentseen.evaluate.mirror``) from real HTML trees and runs
+``contentseen.evaluate.evaluate`` -- the middleware's code path -- on each:
+
+* ``python-doc``: the Python HTML manual of Debian's ``python3-doc`` (Sphinx: a navigation bar,
+  sidebars and a footer around ``<div role="main">``);
+* ``git-doc``: git's manual pages in HTML, Debian's ``git-doc`` (asciidoc: ``#header``,
+  ``#content``, ``#footer``, no landmarks);
+* ``pydoc``: the pages of Python's own documentation browser (``pydoc -b``) for standard-library
+  modules, help topics and keywords (a navigation bar and search forms around a content
+  ``<div>``, no landmarks; many short pages).
+
+The Debian packages are installed with apt-get when missing (as root); a tree that cannot be
+had is skipped, saying so. Usage::
+
+    python benchmarks/quality.py                  # all trees, default and alternatives
+    python benchmarks/quality.py --only default   # the default only
+    python benchmarks/quality.py --sources pydoc --seeds 1,2,3
+
+Alternatives that are no ``Scheme`` setting (weighting, shingles, extraction v1, the dominant
+block share) are wrappers around the built ``PageFingerprinter``: same words, same table, only
+the step named changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import contentseen.text as text_mod  # noqa: E402
+from contentseen.evaluate.core import evaluate  # noqa: E402
+from contentseen.evaluate.inputs import read_labels  # noqa: E402
+from contentseen.evaluate.mirror import PYDOC_CONTENT, build_mirror, pydoc_tree  # noqa: E402
+from contentseen.evaluate.render import table, worst  # noqa: E402
+from contentseen.pipeline import PageFingerprint, Scheme  # noqa: E402
+from contentseen.tokens import content_words  # noqa: E402
+
+DEBIAN = {
+    "python-doc": ("python3-doc", "/usr/share/doc/python3*/html"),
+    "git-doc": ("git-doc", "/usr/share/doc/git-doc"),
+}
+
+
+# ----------------------------------------------------------------------------- sources
+
+def debian_tree(name: str, install: bool) -> str | None:
+    package, pattern = DEBIAN[name]
+    found = sorted(p for p in glob.glob(pattern) if glob.glob(os.path.join(p, "*.html")))
+    if not found and install and shutil.which("apt-get") and os.geteuid() == 0:
+        print(f"[{name}] apt-get install {package} ...", file=sys.stderr)
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        cmd = ["apt-get", "install", "-y", "-q", "--no-install-recommends", package]
+        if subprocess.run(cmd, env=env, capture_output=True).returncode != 0:
+            subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True)
+            subprocess.run(cmd, env=env, capture_output=True)
+        found = sorted(p for p in glob.glob(pattern) if glob.glob(os.path.join(p, "*.html")))
+    return found[-1] if found else None
+
+
+def build_corpora(sources: list[str], work: Path, pages: int, seed: int, install: bool) -> dict[str, tuple[Path, dict]]:
+    out = {}
+    for name in sources:
+        start = time.perf_counter()
+        target = work / f"{name}-seed{seed}"
+        if name == "pydoc":
+            tree = work / "pydoc-tree"
+            if not tree.is_dir():
+                pydoc_tree(tree)
+            doc = build_mirror(tree, target, pages, seed, PYDOC_CONTENT,
+                               source_name=f"pydoc browser pages (Python {sys.version.split()[0]})")
+        else:
+            tree = debian_tree(name, install)
+            if tree is None:
+                print(f"[{name}] skipped: Debian package {DEBIAN[name][0]} is not installed and cannot be", file=sys.stderr)
+                continue
+            doc = build_mirror(tree, target, pages, seed)
+        c = doc["counts"]
+        print(f"[{name}] {doc['pages']} pairs from {doc['source']} (seed {seed}): {c['identical']} identical, "
+              f"{c['near']} near, {c['different']} different; built in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr)
+        out[name] = (target, doc)
+    return out
+
+
+# ----------------------------------------------------------------------------- variants
+
+class Variant:
+    """A built ``PageFingerprinter`` with one step changed: the extraction, the words -> weights
+    mapping (weighting, shingles). Everything else (stopwords, features, table, min_words) is
+    the base's."""
+
+    def __init__(self, base, weigh=None, dominant_block: bool = True):
+        self.base = base
+        self.scheme = base.scheme
+        self.weigh = weigh
+        self.dominant_block = dominant_block
+
+    def of_html(self, html: str) -> PageFingerprint:
+        if self.dominant_block:
+            words, chars = self.base.words_of_html(html)
+        else:
+            text = text_mod.visible_text(html, self.scheme.extract, dominant_block=False)
+            words, chars = content_words(text, self.base.stopwords), len(text.strip())
+        if self.weigh is None:
+            return self.base.of_words(words, chars)
+        if len(words) < max(self.scheme.min_words, 1):
+            return PageFingerprint(None, len(words), chars)
+        return PageFingerprint(self.base.fingerprinter.fingerprint(self.weigh(words)), len(words), chars)
+
+
+def w_raw(words):
+    return Counter(words)
+
+
+def w_log(words):
+    return {w: 1.0 + math.log(c) for w, c in Counter(words).items()}
+
+
+def w_binary(words):
+    return dict.fromkeys(words, 1)
+
+
+def w_bigrams(words):
+    return Counter(f"{a} {b}" for a, b in zip(words, words[1:])) if len(words) > 1 else Counter(words)
+
+
+def w_words_bigrams_log(words):
+    counts = Counter(words) + w_bigrams(words)
+    return {w: 1.0 + math.log(c) for w, c in counts.items()}
+
+
+def make(weigh=None, dominant_block=True):
+    return lambda scheme: Variant(scheme.build(), weigh, dominant_block)
+
+
+def variants(default: Scheme) -> list[tuple[str, Scheme, object, float | None]]:
+    """(name, scheme, make, dominant share) of the default and each alternative."""
+    d = default
+    weighting = getattr(d, "weighting", None)
+
+    def scheme_w(w):
+        return replace(d, weighting=w) if weighting is not None else d
+
+    out = [("default", d, None, None)]
+    if weighting is not None:
+        out += [(f"weighting {w}", replace(d, weighting=w), None, None)
+                for w in ("tf", "log", "binary") if w != weighting]
+    else:
+        out += [("weighting 1+log(tf)", d, make(w_log), None), ("weighting binary", d, make(w_binary), None)]
+    out += [
+        ("features: word 2-shingles", scheme_w("tf"), make(w_bigrams), None),
+        ("features: words + 2-shingles, log", scheme_w("tf"), make(w_words_bigrams_log), None),
+        ("extract main v1 (no dominant block)", d, make(dominant_block=False), None),
+        ("previous default (v1, tf, min_words 40)", replace(scheme_w("tf"), min_words=40),
+         make(dominant_block=False), None),
+        ("extract body", replace(d, extract="body"), None, None),
+        ("dominant block share 2/3", d, None, 2 / 3),
+        ("dominant block share 0.8", d, None, 0.8),
+    ]
+    out += [(f"min_words {m}", replace(d, min_words=m), None, None) for m in (0, 10, 20, 40, 80) if m != d.min_words]
+    out += [(f"bits {b}", replace(d, bits=b), None, None) for b in (32, 64, 128) if b != d.bits]
+    return out
+
+
+# ----------------------------------------------------------------------------- report
+
+def summary_header() -> str:
+    return (f"{'scheme':<38} {'identical':>9} {'near':>7} {'different':>9} {'host a':>7} "
+            f"{'prec.':>6} {'recall':>6}  targets")
+
+
+def summary_line(name: str, ev) -> str:
+    rate = {r.group: r.rate for r in ev.rows}
+    w = ev.within
+    false_rate = w["false"] / w["pages"] if w["pages"] else 0.0
+    met = sum(m for *_, m in ev.targets())
+    return (f"{name:<38} {100 * rate.get('identical', 0):8.1f}% {100 * rate.get('near', 0):6.1f}% "
+            f"{100 * rate.get('different', 0):8.1f}% {100 * false_rate:6.1f}% {ev.precision:6.3f} {ev.recall:6.3f}  "
+            f"{met}/{len(ev.targets())}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sources", default="python-doc,git-doc,pydoc")
+    p.add_argument("--pages", type=int, default=300)
+    p.add_argument("--seeds", default="1")
+    p.add_argument("--only", help="evaluate only the variants whose name contains this")
+    p.add_argument("--out", help="keep the mirrors here (default: a temporary directory)")
+    p.add_argument("--no-install", action="store_true", help="never apt-get install a missing tree")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--worst", type=int, default=0, help="list the worst cases of the default")
+    args = p.parse_args()
+    sources = [s.strip() for s in args.sources.split(",") if s.strip()]
+    seeds = [int(s) for s in args.seeds.split(",")]
+    work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="contentseen-quality-"))
+    work.mkdir(parents=True, exist_ok=True)
+    default = Scheme()
+    try:
+        for seed in seeds:
+            corpora = build_corpora(sources, work, args.pages, seed, not args.no_install)
+            for name, (path, doc) in corpora.items():
+                pairs = read_labels(path)
+                c = doc["counts"]
+                print(f"\n### {name}: {doc['source']}, {doc['pages']} pages per host "
+                      f"({c['identical']} identical, {c['near']} near, {c['different']} different), seed {seed}\n")
+                lines = [summary_header()]
+                default_ev = None
+                for vname, scheme, mk, share in variants(default):
+                    if args.only and args.only not in vname:
+                        continue
+                    saved = text_mod.DOMINANT_SHARE
+                    if share is not None:
+                        text_mod.DOMINANT_SHARE = share  # read at call time; workers are forked
+                    try:
+                        start = time.perf_counter()
+                        ev = evaluate(pairs, scheme, make=mk, jobs=args.jobs)
+                        spent = time.perf_counter() - start
+                    finally:
+                        text_mod.DOMINANT_SHARE = saved
+                    if vname == "default":
+                        default_ev = ev
+                    lines.append(summary_line(vname, ev))
+                    print(f"  {vname}: {spent:.1f} s", file=sys.stderr)
+                if default_ev is not None:
+                    print("```\n" + table(default_ev, title="default scheme:") + "\n```\n")
+                    if args.worst:
+                        print("```\n" + worst(default_ev, args.worst) + "\n```\n")
+                print("```\n" + "\n".join(lines) + "\n```")
+    finally:
+        if not args.out:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""``contentseen-evaluate``: how well does a fingerprint scheme tell duplicates from other pages?
+
+    contentseen-evaluate MIRROR/labels.json        # a mirror built by contentseen-mirror
+    contentseen-evaluate CRAWL_A CRAWL_B           # two crawls on disk, paired by path
+
+A crawl is a directory of HTML files, a Scrapy HTTP cache directory, or a JSON/JSON-lines feed
+export whose items hold ``url`` and ``body``. The scheme options are the middleware's
+``CONTENTSEEN_*`` settings, with the same defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import fields
+from typing import Sequence
+
+from ..errors import ContentSeenError
+from ..evaluate.core import default_jobs, evaluate
+from ..evaluate.inputs import pair_crawls, read_labels
+from ..evaluate.render import plot, table, to_json, worst
+from ..pipeline import Scheme
+from ..text import EXTRACT_MODES
+from . import OneLineParser, fail
+
+PROG = "contentseen-evaluate"
+_DEFAULTS = {f.name: f.default for f in fields(Scheme)}
+
+
+def _parser() -> OneLineParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Fingerprint pairs of pages as the ContentSeen middleware does and count, per "
+        "truth (label or Jaccard band), how many are dropped at each Hamming distance.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="a labels file (or the mirror directory holding labels.json), or two crawls: "
+                        "directories of HTML, Scrapy HTTP cache directories or .jsonl feed exports")
+    s = p.add_argument_group("fingerprint scheme (the middleware's CONTENTSEEN_* settings)")
+    s.add_argument("--bits", type=int, default=_DEFAULTS["bits"], help="CONTENTSEEN_BITS (default %(default)s)")
+    s.add_argument("--distance", type=int, default=_DEFAULTS["distance"], help="CONTENTSEEN_DISTANCE (default %(default)s)")
+    s.add_argument("--features", type=int, default=_DEFAULTS["features"], help="CONTENTSEEN_FEATURES (default %(default)s)")
+    s.add_argument("--stopwords", help="CONTENTSEEN_STOPWORDS: a stopword file (default: built-in list)")
+    s.add_argument("--hashvalues", help="CONTENTSEEN_HASHVALUES: a 0/1 hash table file (default: built-in)")
+    s.add_argument("--corpus", help="CONTENTSEEN_CORPUS: pages whose top words are the features")
+    s.add_argument("--extract", choices=EXTRACT_MODES, default=_DEFAULTS["extract"],
+                   help="CONTENTSEEN_EXTRACT (default %(default)s)")
+    s.add_argument("--min-words", type=int, default=_DEFAULTS["min_words"],
+                   help="CONTENTSEEN_MIN_WORDS (default %(default)s)")
+    if "weighting" in _DEFAULTS:
+        s.add_argument("--weighting", default=_DEFAULTS["weighting"],
+                       help="CONTENTSEEN_WEIGHTING (default %(default)s)")
+    t = p.add_argument_group("truth and output")
+    t.add_argument("--bands", action="store_true", help="group by Jaccard band even when the pairs are labelled")
+    t.add_argument("--dup-jaccard", type=float, default=0.8,
+                   help="unlabelled pairs: a duplicate when Jaccard >= this (default %(default)s)")
+    t.add_argument("--low-jaccard", type=float, default=0.5,
+                   help="within host a: a drop is false when Jaccard < this (default %(default)s)")
+    t.add_argument("--worst", type=int, default=10, metavar="N", help="worst cases listed (default %(default)s)")
+    t.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    t.add_argument("--plot", metavar="PNG", help="write a histogram of distance by truth (needs matplotlib)")
+    t.add_argument("--check", action="store_true",
+                   help="exit with status 1 when a quality target is missed (labelled pairs)")
+    t.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if len(args.inputs) > 2:
+        fail(PROG, f"expected a labels file or two crawls, got {len(args.inputs)} inputs")
+    if not 0.0 <= args.dup_jaccard <= 1.0 or not 0.0 <= args.low_jaccard <= 1.0:
+        fail(PROG, "--dup-jaccard and --low-jaccard must be within 0..1")
+    kwargs = {}
+    if "weighting" in _DEFAULTS:
+        kwargs["weighting"] = args.weighting
+    try:
+        scheme = Scheme(bits=args.bits, features=args.features, distance=args.distance,
+                        stopwords=args.stopwords, hashvalues=args.hashvalues, corpus=args.corpus,
+                        extract=args.extract, min_words=args.min_words, **kwargs)
+        scheme.build()  # bad stopword, table or corpus files fail here, before any page is read
+        if len(args.inputs) == 1:
+            if not os.path.exists(args.inputs[0]):
+                raise ContentSeenError(f"{args.inputs[0]}: no such file or directory")
+            pairs = read_labels(args.inputs[0])
+        else:
+            pairs = pair_crawls(*args.inputs)
+        ev = evaluate(pairs, scheme, jobs=args.jobs or default_jobs(), dup_jaccard=args.dup_jaccard,
+                      low_jaccard=args.low_jaccard, bands=args.bands)
+    except ContentSeenError as exc:
+        fail(PROG, str(exc))
+    except OSError as exc:
+        fail(PROG, f"{exc.filename or 'input'}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    note = None
+    if args.plot:
+        try:
+            note = plot(ev, args.plot)
+        except OSError as exc:
+            fail(PROG, f"--plot {args.plot}: cannot write ({exc.strerror or exc})")
+    if args.json:
+        doc = to_json(ev, args.worst)
+        doc["plot"] = None if note or not args.plot else args.plot
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+    else:
+        sys.stdout.write(table(ev) + "\n")
+        if args.worst > 0:
+            sys.stdout.write(worst(ev, args.worst) + "\n")
+        if args.plot and not note:
+            sys.stdout.write(f"histogram: {args.plot}\n")
+    if note:
+        sys.stderr.write(f"{PROG}: note: {note}\n")
+    sys.stdout.flush()
+    if args.check and any(not met for *_, met in ev.targets()):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""Evaluate a fingerprint scheme on pairs of pages: how far apart are duplicates, and others?
+
+Every page goes through ``PageFingerprinter.of_html`` -- the middleware's own code path -- so
+the numbers are those of a crawl under the same settings. Per pair: the Hamming distance of the
+two fingerprints (none when a page is too short to fingerprint) and the truth (the pair's label,
+and the Jaccard similarity of word 3-shingles of the visible text).
+
+Within one host, pages of A are put into a :class:`~contentseen.index.HammingIndex` (no
+all-pairs loop): a page is *dropped* when an earlier page of A (in key order, as a crawl in that
+order would see them) is within the distance, and a *false drop* when none of those pages is a
+near-duplicate of it (Jaccard below ``low_jaccard``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..errors import ContentSeenError
+from ..pipeline import PageFingerprinter, Scheme
+from ..simhash import from_int
+from ..text import decode_html
+from .inputs import Pair, PairSet, PageRef, looks_binary
+from .mirror import LABELS
+from .truth import html_shingles, jaccard
+
+MAX_D = 8
+# Jaccard bands for unlabelled pairs: (name, low, high) with low <= J < high (J = 1 exactly first).
+BANDS = (
+    ("J=1", 1.0, 2.0),
+    ("J 0.9-1", 0.9, 1.0),
+    ("J 0.8-0.9", 0.8, 0.9),
+    ("J 0.5-0.8", 0.5, 0.8),
+    ("J 0.2-0.5", 0.2, 0.5),
+    ("J 0-0.2", 0.0, 0.2),
+)
+DUPLICATE_LABELS = ("identical", "near")
+TARGETS = {"identical": 1.0, "near": 0.95, "different": 0.01, "within": 0.01}
+MAX_NEIGHBOURS = 20  # earlier neighbours checked per page of A for the Jaccard of a drop
+WORST = 10
+
+Make = Callable[[Scheme], Any]
+
+
+@dataclass
+class PairResult:
+    key: str
+    group: str
+    duplicate: bool
+    jaccard: float
+    distance: int | None  # None: a page has no fingerprint
+    words_a: int
+    words_b: int
+    fp_a: int | None
+    dropped: bool  # distance <= the scheme's distance
+
+
+@dataclass
+class Row:
+    group: str
+    pairs: int = 0
+    no_fp: int = 0
+    dropped: int = 0
+    hist: list[int] = field(default_factory=lambda: [0] * (MAX_D + 1))
+    over: int = 0  # distance > MAX_D
+
+    @property
+    def rate(self) -> float:
+        return self.dropped / self.pairs if self.pairs else 0.0
+
+
+@dataclass
+class Evaluation:
+    scheme: Scheme
+    source: str
+    labelled: bool
+    rows: list[Row]
+    results: list[PairResult]
+    skipped: list[tuple[str, str]]
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    within: dict
+    dup_jaccard: float
+    low_jaccard: float
+    only_a: int = 0
+    only_b: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def row(self, group: str) -> Row | None:
+        return next((r for r in self.rows if r.group == group), None)
+
+    def targets(self) -> list[tuple[str, str, float, bool]]:
+        """(name, requirement, measured, met) of the issue's targets (labelled pairs only)."""
+        if not self.labelled:
+            return []
+        out = []
+        for label, need in (("identical", ">= 100%"), ("near", ">= 95%"), ("different", "<= 1%")):
+            row = self.row(label)
+            if row is None or not row.pairs:
+                continue
+            met = row.rate >= TARGETS[label] if label != "different" else row.rate <= TARGETS[label]
+            out.append((f"{label} dropped", need, row.rate, met))
+        w = self.within
+        rate = w["false"] / w["pages"] if w["pages"] else 0.0
+        out.append(("host a false drops", "<= 1%", rate, rate <= TARGETS["within"]))
+        return out
+
+    def worst(self, n: int = WORST) -> dict[str, list[PairResult]]:
+        missed = [r for r in self.results if r.duplicate and not r.dropped]
+        missed.sort(key=lambda r: (r.distance is not None, -(r.distance or 0), r.jaccard, r.key))
+        false = [r for r in self.results if not r.duplicate and r.dropped]
+        false.sort(key=lambda r: (r.jaccard, r.distance, r.key))
+        return {"missed": missed[:n], "false": false[:n]}
+
+
+# ----------------------------------------------------------------------------- workers
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init(scheme: Scheme, make: Make | None) -> None:
+    _WORKER["pages"] = make(scheme) if make else scheme.build()
+
+
+def _page(pages: PageFingerprinter, ref: PageRef, truth: bool):
+    data = ref.load()
+    if looks_binary(data):
+        return None
+    html = decode_html(data, ref.content_type)  # = of_html_bytes, keeping the text for the truth
+    page = pages.of_html(html)
+    return page, (html_shingles(html) if truth else None)
+
+
+def _one_pair(pair: Pair) -> tuple:
+    pages: PageFingerprinter = _WORKER["pages"]
+    truth = pair.jaccard is None
+    pa = _page(pages, pair.a, truth)
+    pb = _page(pages, pair.b, truth)
+    if pa is None or pb is None:
+        return ("skip", pair.key, f"not HTML (binary data): {(pair.a if pa is None else pair.b).name}")
+    (a, sa), (b, sb) = pa, pb
+    jac = pair.jaccard if not truth else jaccard(sa, sb)
+    return ("ok", pair.key, a.fingerprint, b.fingerprint, a.words, b.words, jac)
+
+
+def _shingles_of(ref: PageRef) -> np.ndarray:
+    return html_shingles(decode_html(ref.load(), ref.content_type))
+
+
+def _map(pairs: list[Pair], scheme: Scheme, make: Make | None, jobs: int) -> Iterable[tuple]:
+    if jobs <= 1 or len(pairs) < 64:
+        _init(scheme, make)
+        return map(_one_pair, pairs)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    pool = ctx.Pool(jobs, initializer=_init, initargs=(scheme, make))
+    chunk = max(1, min(64, len(pairs) // (jobs * 8)))
+
+    def run():
+        try:
+            yield from pool.imap(_one_pair, pairs, chunksize=chunk)
+        finally:
+            pool.terminate()
+            pool.join()
+    return run()
+
+
+def default_jobs() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def group_of(label: str | None, jac: float) -> str:
+    if label is not None:
+        return label
+    return next(name for name, lo, hi in BANDS if lo <= jac < hi)
+
+
+def evaluate(
+    pairset: PairSet,
+    scheme: Scheme,
+    *,
+    make: Make | None = None,
+    jobs: int = 1,
+    dup_jaccard: float = 0.8,
+    low_jaccard: float = 0.5,
+    bands: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Evaluation:
+    """Fingerprint both pages of every pair under ``scheme`` and count.
+
+    ``make(scheme)`` builds the fingerprinter (default ``scheme.build()``; benchmarks pass
+    variants). The truth of a pair is its label when the pairs are labelled (identical and near
+    are duplicates) and ``bands`` is off; else its Jaccard: a duplicate when >= ``dup_jaccard``.
+    """
+    labelled = pairset.labelled and not bands
+    bits, k = scheme.bits, scheme.distance
+    results: list[PairResult] = []
+    skipped: list[tuple[str, str]] = []
+    by_key = {p.key: p for p in pairset.pairs}
+    total = len(pairset.pairs)
+    for n, out in enumerate(_map(pairset.pairs, scheme, make, jobs), 1):
+        if out[0] == "skip":
+            skipped.append((out[1], out[2]))
+        else:
+            _, key, fa, fb, wa, wb, jac = out
+            label = by_key[key].label if labelled else None
+            dup = label in DUPLICATE_LABELS if labelled else jac >= dup_jaccard
+            dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
+            results.append(PairResult(key, group_of(label, jac), dup, jac, dist, wa, wb, fa,
+                                      dist is not None and dist <= k))
+        if progress and (n % 500 == 0 or n == total):
+            progress(n, total)
+    if not results:
+        example = f" (e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
+        raise ContentSeenError(f"no pairs to evaluate: all {len(skipped)} pairs were left out{example}")
+
+    order = list(LABELS) if labelled else [b[0] for b in BANDS]
+    rows = {g: Row(g) for g in order}
+    tp = fp = fn = tn = 0
+    for r in results:
+        row = rows[r.group]
+        row.pairs += 1
+        if r.distance is None:
+            row.no_fp += 1
+        elif r.distance <= MAX_D:
+            row.hist[r.distance] += 1
+        else:
+            row.over += 1
+        row.dropped += r.dropped
+        if r.duplicate:
+            tp += r.dropped
+            fn += not r.dropped
+        else:
+            fp += r.dropped
+            tn += not r.dropped
+    within = within_host(pairset, results, scheme, low_jaccard)
+    return Evaluation(
+        scheme, pairset.source, labelled, [rows[g] for g in order if rows[g].pairs or labelled],
+        results, skipped, tp, fp, fn, tn, within, dup_jaccard, low_jaccard,
+        only_a=len(pairset.only_a) if not pairset.labelled else 0,
+        only_b=len(pairset.only_b) if not pairset.labelled else 0,
+    )
+
+
+def _as_index_words(values: list[int], bits: int) -> np.ndarray:
+    if bits <= 64:
+        return np.array(values, dtype=np.uint64)
+    return np.stack([from_int(v, bits) for v in values]) if values else np.zeros((0, 2), np.uint64)
+
+
+def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low_jaccard: float) -> dict:
+    """Drops of host A's pages against earlier pages of host A, found with the Hamming index."""
+    from ..index import HammingIndex
+
+    fps = [(r.key, r.fp_a) for r in results if r.fp_a is not None]
+    fps.sort()
+    info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": []}
+    if len(fps) < 2:
+        return info
+    words = _as_index_words([fp for _, fp in fps], scheme.bits)
+    index = HammingIndex(scheme.bits, scheme.distance)
+    index.add(words, np.arange(len(fps), dtype=np.int64))
+    hits = index.query_many(words)
+    refs = {p.key: p.a for p in pairset.pairs}
+    cache: dict[int, np.ndarray] = {}
+
+    def sh(i: int) -> np.ndarray:
+        if i not in cache:
+            if len(cache) > 4096:
+                cache.clear()
+            cache[i] = _shingles_of(refs[fps[i][0]])
+        return cache[i]
+
+    for i, (ids, dists) in enumerate(hits):
+        earlier = [(int(d), int(j)) for j, d in zip(ids, dists) if j < i]
+        if not earlier:
+            continue
+        info["dropped"] += 1
+        earlier.sort()
+        best = max(((jaccard(sh(i), sh(j)), d, j) for d, j in earlier[:MAX_NEIGHBOURS]), key=lambda t: t[0])
+        if best[0] < low_jaccard:
+            info["false"] += 1
+            info["cases"].append({"a": fps[best[2]][0], "b": fps[i][0], "distance": best[1], "jaccard": round(best[0], 4)})
+    info["cases"].sort(key=lambda c: (c["jaccard"], c["distance"]))
+    info["cases"] = info["cases"][:WORST]
+    return info
