@@ -219,7 +219,7 @@ class _Segment:
     """
 
     __slots__ = ("fps", "flat", "ids", "size", "shifts", "masks", "dirs", "views", "perms", "checks",
-                 "alive", "alive_view", "id_view", "fp_view", "perm_views", "dead", "_id_sorted", "_id_order")
+                 "alive", "alive_view", "id_view", "fp_view", "perm_views", "tables", "dead", "_id_sorted", "_id_order")
 
     def __init__(self, index: "HammingIndex", fps: np.ndarray, ids: np.ndarray):
         self.size = n = len(ids)
@@ -232,6 +232,7 @@ class _Segment:
         plan = index.plan
         if index._scan_only:
             self.fps, self.ids = fps, ids
+            self.checks.append(_fold16(fps))
         else:
             cap = _dir_bits(n)
             keys = []
@@ -263,6 +264,8 @@ class _Segment:
         # indexing a memoryview gives a Python int, much faster than indexing the array
         self.views = [memoryview(d) for d in self.dirs]
         self.perm_views = [memoryview(p) for p in self.perms]
+        # per table, what a single query needs: (shift, mask, directory, checks, perm or None)
+        self.tables = list(zip(self.shifts, self.masks, self.views, self.checks, [None] + self.perm_views))
         self.id_view = memoryview(self.ids)
         self.fp_view = memoryview(self.fps.reshape(-1))
 
@@ -279,85 +282,20 @@ class _Segment:
             return np.bitwise_count(self.flat[pos] ^ probe)
         return np.bitwise_count(self.fps[pos] ^ probe).sum(axis=1, dtype=np.uint8)
 
-    def search(self, q_int: int, qcheck, lut: np.ndarray, k: int):
-        """Live entries within k of one query -> (ids, distances), each entry once, as two
-        Python lists when few candidates are left (the usual case) or two numpy arrays; None
-        when there is none. ``qcheck``: the query's fold as a uint16 0-d array; ``lut``: bool
-        array over 0..65535, popcount <= k."""
-        if not self.dirs:  # scan-only plan
-            return self._search_arrays(None, q_int, k)
-        views, shifts, masks, checks = self.views, self.shifts, self.masks, self.checks
-        cs, ranges = [], []
-        total = 0
-        for t in range(len(views)):
-            key = (q_int >> shifts[t]) & masks[t]
-            a = views[t][key]
-            b = views[t][key + 1]
-            if a != b:
-                cs.append(checks[t][a:b])
-                total += b - a
-                ranges.append((total, t, b - total))  # (end in the concatenation, table, shift to it)
-        if not cs:
-            return None
-        sel = lut[(cs[0] if len(cs) == 1 else np.concatenate(cs)) ^ qcheck].nonzero()[0]
-        if not len(sel):
-            return None
-        if len(sel) > _SMALL:
-            parts, prev = [], 0
-            for end, t, shift in ranges:
-                a, b = shift + prev, shift + end
-                parts.append(self.perms[t - 1][a:b] if t else np.arange(a, b, dtype=np.uint32))
-                prev = end
-            cand = (parts[0] if len(parts) == 1 else np.concatenate(parts))[sel].astype(np.int64)
-            return self._search_arrays(cand, q_int, k)
-        # few candidates: finish in plain Python (numpy calls cost more than they save here)
-        perms, values, w = self.perm_views, self.fp_view, self.fps.shape[1]
-        found = {}
-        r = 0
-        end, t, shift = ranges[0]
-        for i in sel.tolist():
-            while i >= end:
-                r += 1
-                end, t, shift = ranges[r]
-            p = shift + i if t == 0 else perms[t - 1][shift + i]
-            if w == 1:
-                v = values[p]
-            else:
-                v = 0
-                for j in range(p * w, p * w + w):
-                    v = (v << 64) | values[j]
-            d = (v ^ q_int).bit_count()
-            if d <= k:
-                found[p] = d
-        if not found:
-            return None
-        if self.alive is not None:
-            alive = self.alive_view
-            found = {p: d for p, d in found.items() if alive[p]}
-            if not found:
-                return None
-        ids = self.id_view
-        return [ids[p] for p in found], list(found.values())
-
-    def _search_arrays(self, pos, q_int: int, k: int):
-        """numpy path of ``search``: verify the candidate positions ``pos`` (None: every entry)."""
-        probe = _probe(q_int, self.fps.shape[1])
-        if pos is None:
-            dist = self._dist(slice(None), probe)
-            pos = (dist <= k).nonzero()[0]
-            dist = dist[pos]
-        else:
-            dist = self._dist(pos, probe)
-            sel = (dist <= k).nonzero()[0]
-            pos, dist = pos[sel], dist[sel]
-            if len(self.dirs) > 1 and len(pos) > 1:
-                # an entry that agrees with the query on several blocks comes from several tables
-                pos, first = np.unique(pos, return_index=True)
-                dist = dist[first]
+    def verify(self, pos: np.ndarray, q_int: int, k: int):
+        """numpy path of a query: the live entries among positions ``pos`` (int64, maybe
+        repeated) that are within k -> (ids, distances) arrays, each entry once."""
+        dist = self._dist(pos, _probe(q_int, self.fps.shape[1]))
+        sel = (dist <= k).nonzero()[0]
+        pos, dist = pos[sel], dist[sel]
+        if len(pos) > 1:
+            # an entry that agrees with the query on several blocks comes from several tables
+            pos, first = np.unique(pos, return_index=True)
+            dist = dist[first]
         if self.alive is not None and len(pos):
             live = self.alive[pos]
             pos, dist = pos[live], dist[live]
-        return (self.ids[pos], dist) if len(pos) else None
+        return self.ids[pos], dist
 
     def search_many(self, qfps: np.ndarray, qchecks: np.ndarray, lut: np.ndarray, k: int):
         """Live entries within k of each of the queries ``qfps`` (Q, W) (folds ``qchecks``),
@@ -381,7 +319,7 @@ class _Segment:
                 d = self.masks[t].bit_length()
                 key = _extract(qfps, self.shifts[t], d).astype(np.int64) if d else np.zeros(len(qfps), np.int64)
                 owner, off = _ranges(directory[key], directory[key + 1])
-                keep = lut[self.checks[t][off] ^ qchecks[owner]].nonzero()[0]
+                keep = lut.take(self.checks[t].take(off) ^ qchecks.take(owner)).nonzero()[0]
                 owner = owner[keep]
                 pos = self.perms[t - 1][off[keep]].astype(np.int64) if t else off[keep]
                 dist = self._dist(pos, probes[owner])
@@ -430,6 +368,7 @@ class HammingIndex:
         self.words = self.plan.words
         self._scan_only = sum(2.0 ** -w for w in self.plan.widths) >= 0.5
         self._lut = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)) <= self.k
+        self._k8 = np.array(self.k, dtype=np.uint8)  # comparing with a 0-d array is faster than with an int
         self._segments: list[_Segment] = []
         self._cap = int(buffer)
         self._buf_fps = np.zeros((self._cap, self.words), dtype=np.uint64)
@@ -449,7 +388,8 @@ class HammingIndex:
     @property
     def nbytes(self) -> int:
         """Bytes held in numpy arrays (fingerprints, ids, tables, buffer)."""
-        return sum(s.nbytes for s in self._segments) + self._buf_fps.nbytes + self._buf_ids.nbytes
+        buffer = self._buf_fps.nbytes + self._buf_ids.nbytes
+        return sum(s.nbytes for s in self._segments) + buffer
 
     # ------------------------------------------------------------ adding
 
@@ -584,25 +524,93 @@ class HammingIndex:
         return value
 
     def _search(self, q_int: int) -> list:
-        """(ids, distances) per part (segment or buffer) holding live entries within k, as
-        lists or arrays; unsorted, each entry once."""
+        """Live entries within k of one query: a list of (ids, distances) pairs, as lists or
+        arrays, unsorted, each entry once.
+
+        One pass over all segments: each contributes its directory range per table, as slices of
+        the 16-bit fold arrays; those are concatenated and filtered with one table lookup, so the
+        numpy calls per query do not grow with the number of segments. The few survivors are
+        verified in plain Python. The append buffer is scanned exactly."""
         k = self.k
-        found = []
-        qcheck = np.array(_fold16_int(q_int), dtype=np.uint16)
+        cs = []
+        meta = []  # per slice: (its end in the concatenation, shift to a table index, perm view
+        total = 0  # or None, segment)
         for seg in self._segments:
-            hit = seg.search(q_int, qcheck, self._lut, k)
-            if hit is not None:
-                found.append(hit)
+            checks = seg.checks
+            if not seg.dirs:  # scan-only plan
+                total += seg.size
+                cs.append(checks[0])
+                meta.append((total, -(total - seg.size), None, seg))
+                continue
+            for shift, mask, view, check, perm in seg.tables:
+                key = (q_int >> shift) & mask
+                a = view[key]
+                b = view[key + 1]
+                if a != b:
+                    cs.append(check[a:b])
+                    total += b - a
+                    meta.append((total, b - total, perm, seg))
+        found_buffer = []
         n = self._nbuf
-        if n:
-            probe = _probe(q_int, self.words)
-            if self.words > 1:
-                dist = np.bitwise_count(self._buf_fps[:n] ^ probe).sum(axis=1, dtype=np.uint8)
+        if n:  # exact distances: cheaper than verifying the ~1% of the buffer a fold check passes
+            if self.words == 1:
+                dist = np.bitwise_count(self._buf_flat[:n] ^ np.uint64(q_int))
             else:
-                dist = np.bitwise_count(self._buf_flat[:n] ^ probe)
-            sel = (dist <= k).nonzero()[0]
-            if len(sel):
-                found.append((self._buf_ids[sel], dist[sel]))
+                dist = np.bitwise_count(self._buf_fps[:n] ^ _probe(q_int, self.words)).sum(axis=1, dtype=np.uint8)
+            hit = (dist <= self._k8).nonzero()[0]
+            if len(hit):
+                found_buffer.append((self._buf_ids[hit], dist[hit]))
+        if not cs:
+            return found_buffer
+        qcheck = np.array(_fold16_int(q_int), dtype=np.uint16)
+        sel = self._lut.take((cs[0] if len(cs) == 1 else np.concatenate(cs)) ^ qcheck).nonzero()[0]
+        if not len(sel):
+            return found_buffer
+        if len(sel) > _SMALL:
+            return self._search_arrays(sel, meta, q_int) + found_buffer
+        w = self.words
+        found = {}  # (segment, position) -> distance
+        r = 0
+        end, shift, perm, seg = meta[0]
+        values = seg.fp_view
+        for i in sel.tolist():
+            if i >= end:
+                while i >= end:
+                    r += 1
+                    end, shift, perm, seg = meta[r]
+                values = seg.fp_view
+            p = shift + i if perm is None else perm[shift + i]
+            if w == 1:
+                v = values[p]
+            else:
+                v = 0
+                for j in range(p * w, p * w + w):
+                    v = (v << 64) | values[j]
+            d = (v ^ q_int).bit_count()
+            if d <= k:
+                found[seg, p] = d
+        ids, dist = [], []
+        for (seg, p), d in found.items():
+            if seg.alive is None or seg.alive_view[p]:
+                ids.append(seg.id_view[p])
+                dist.append(d)
+        return ([(ids, dist)] if ids else []) + found_buffer
+
+    def _search_arrays(self, sel: np.ndarray, meta: list, q_int: int) -> list:
+        """``_search`` when many candidates pass the fold check: verify them with numpy, per part."""
+        ends = np.array([m[0] for m in meta])
+        which = np.searchsorted(ends, sel, side="right")
+        per_part: dict = {}
+        for r in np.unique(which).tolist():
+            end, shift, perm, seg = meta[r]
+            local = sel[which == r] + shift
+            pos = local if perm is None else np.asarray(perm)[local].astype(np.int64)
+            per_part.setdefault(id(seg), (seg, []))[1].append(pos)
+        found = []
+        for seg, parts in per_part.values():
+            ids, dist = seg.verify(parts[0] if len(parts) == 1 else np.concatenate(parts), q_int, self.k)
+            if len(ids):
+                found.append((ids, dist))
         return found
 
     @staticmethod
@@ -611,6 +619,10 @@ class HammingIndex:
             return _NO_IDS, _NO_IDS
         if len(found) == 1:
             ids, dist = found[0]
+            if isinstance(ids, list):  # the usual case: a few matches from the segments
+                if len(ids) > 1:
+                    dist, ids = zip(*sorted(zip(dist, ids)))
+                return np.array(ids, dtype=np.int64), np.array(dist, dtype=np.int64)
         else:
             ids = np.concatenate([np.asarray(f[0], dtype=np.int64) for f in found])
             dist = np.concatenate([np.asarray(f[1], dtype=np.int64) for f in found])
