@@ -16,7 +16,7 @@ empty block whose key is always 0 (a lookup returns everything, which is the ans
 
 from __future__ import annotations
 
-from typing import Iterable
+import operator
 
 import numpy as np
 
@@ -64,17 +64,23 @@ def _as_words(fps, bits: int, name: str = "fps") -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _extract(words: np.ndarray, lo: int, width: int) -> np.ndarray:
-    """Integer bits [lo, lo+width) (width 1..64) of every row of ``words`` (n, W) -> uint64 (n,)."""
+def _extract(words: np.ndarray, lo: int, width: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Integer bits [lo, lo+width) (width 1..64) of every row of ``words`` (n, W) -> uint64 (n,),
+    written into ``out`` when given (a scratch array, to spare fresh memory on big builds)."""
     w = words.shape[1]
     j, off = divmod(lo, 64)
     col = w - 1 - j
-    val = words[:, col] >> np.uint64(off) if off else words[:, col].copy()
-    if off and off + width > 64:
-        val |= words[:, col - 1] << np.uint64(64 - off)
+    if out is None:
+        out = np.empty(len(words), dtype=np.uint64)
+    if off:
+        np.right_shift(words[:, col], np.uint64(off), out=out)
+        if off + width > 64:
+            out |= words[:, col - 1] << np.uint64(64 - off)
+    else:
+        out[...] = words[:, col]
     if width < 64:
-        val &= np.uint64((1 << width) - 1)
-    return val
+        np.bitwise_and(out, np.uint64((1 << width) - 1), out=out)
+    return out
 
 
 def _mix64(z: np.ndarray) -> np.ndarray:
@@ -186,12 +192,11 @@ def _fold16(fps: np.ndarray) -> np.ndarray:
 
     Linear over XOR and never adds one-bits, so fold16(a) ^ fold16(b) = fold16(a ^ b) has at
     most hamming(a, b) one-bits: entries whose fold is more than k away can be skipped."""
-    x = fps[:, 0].copy()
-    for j in range(1, fps.shape[1]):
-        x ^= fps[:, j]
-    x ^= x >> np.uint64(32)
-    x ^= x >> np.uint64(16)
-    return (x & np.uint64(0xFFFF)).astype(np.uint16)
+    chunks = np.ascontiguousarray(fps).view(np.uint16)  # (n, 4W); the order of chunks is irrelevant
+    out = chunks[:, 0] ^ chunks[:, 1]
+    for j in range(2, chunks.shape[1]):
+        out ^= chunks[:, j]
+    return out
 
 
 def _probe(value: int, words: int):
@@ -231,17 +236,19 @@ class _Segment:
         self.shifts, self.masks, self.dirs, self.perms, self.checks = [], [], [], [], []
         plan = index.plan
         if index._scan_only:
-            self.fps, self.ids = fps, ids
+            self.fps, self.ids = fps.copy(), ids.copy()
             self.checks.append(_fold16(fps))
         else:
             cap = _dir_bits(n)
             keys = []
+            scratch = np.empty(n, dtype=np.uint64)
             for width, lo in zip(plan.widths, plan.los):
                 d = min(width, cap)
                 self.shifts.append(lo + width - d)
                 self.masks.append((1 << d) - 1)
-                key = _extract(fps, lo + width - d, d)
+                key = _extract(fps, lo + width - d, d, out=scratch)
                 keys.append(key.astype(np.uint16 if d <= 16 else np.uint32))
+            del scratch
             order = np.argsort(keys[0], kind="stable")
             self.fps = fps[order]
             self.ids = ids[order]
@@ -350,14 +357,18 @@ class _Segment:
 class HammingIndex:
     """In-memory index of fingerprints with ids: who is within Hamming distance ``k``?
 
-    Layout (Manku, Jain, Das Sarma, WWW 2007, with one table per block of :class:`BlockPlan`):
-    entries live in an LSM-style list of immutable sorted segments (sizes growing by > 8x) plus an
-    unsorted append buffer of up to 2048 entries. A segment keeps its fingerprints and ids sorted
-    by block 0 and, for every further block, a uint32 permutation sorted by that block; each table
-    has a directory from the block's top bits (at most 22, about size/8 buckets) to a range. A
-    query looks up one range per table, verifies those candidates by XOR and popcount, and scans
-    the buffer. When blocks would be too narrow to prune (k+1 blocks of ~1 bit: bits < 2*(k+1)),
-    segments are scanned instead. ids are int64 labels; duplicates are allowed.
+    Layout (Manku, Jain, Das Sarma, WWW 2007, one table per block of :class:`BlockPlan`):
+    entries live in an LSM-style list of immutable sorted segments, each more than 8x the size
+    of the next, plus an unsorted append buffer (2048 entries) that becomes a segment when full.
+    A segment keeps fingerprints and ids sorted by block 0 and, per further block, a uint32
+    permutation sorted by that block; each table has a directory from the block's top bits
+    (at most 22, about size/8 buckets) to a range, and a 16-bit fold of every entry aligned with
+    it. A query takes one range per table and segment, drops candidates by their fold with one
+    table lookup over all ranges at once, verifies the survivors by XOR and popcount, and scans
+    the buffer. When blocks are too narrow to prune (sum of 2**-width >= 1/2: bits < ~2(k+1)),
+    segments hold no tables and are scanned. ids are int64 labels; duplicates are allowed.
+    Memory for 64-bit fingerprints, k = 3: 8 (fingerprint) + 8 (id) + 3 x 4 (permutations) +
+    4 x 2 (folds) = 36 bytes per entry, plus 1 MiB of directories per big segment.
     """
 
     def __init__(self, bits: int = 64, k: int = 3, buffer: int = _BUFFER):
@@ -399,7 +410,9 @@ class HammingIndex:
         ids = np.asarray(ids)
         if ids.dtype.kind not in "iu":
             raise IndexConfigError(f"ids must be integers, got dtype {ids.dtype}")
-        ids = ids.astype(np.int64).reshape(-1)
+        if ids.dtype == np.uint64 and ids.size and ids.max() >> np.uint64(63):
+            raise IndexConfigError("ids must fit in int64")
+        ids = ids.astype(np.int64, copy=False).reshape(-1)
         if len(ids) != len(fps):
             raise IndexConfigError(f"{len(fps)} fingerprints but {len(ids)} ids")
         self._check_range(fps)
@@ -412,9 +425,10 @@ class HammingIndex:
             self._nbuf += n
             self._len += n
             return
-        # large batch: it and the buffer become one new segment
-        fps = np.concatenate([self._buf_fps[: self._nbuf], fps])
-        ids = np.concatenate([self._buf_ids[: self._nbuf], ids])
+        # large batch: it and the buffer become one new segment (which copies them)
+        if self._nbuf:
+            fps = np.concatenate([self._buf_fps[: self._nbuf], fps])
+            ids = np.concatenate([self._buf_ids[: self._nbuf], ids])
         self._len += n
         self._nbuf = 0
         self._push(fps, ids)
@@ -422,11 +436,14 @@ class HammingIndex:
     def add_one(self, fp, id: int) -> None:
         """Add one fingerprint (int or words) with its id."""
         value = self._one(fp)
+        try:
+            self._buf_ids[self._nbuf] = operator.index(id)
+        except (TypeError, OverflowError) as exc:
+            raise IndexConfigError(f"id must be an int64, got {id!r}") from exc
         if self.words == 1:
             self._buf_flat[self._nbuf] = value
         else:
             self._buf_fps[self._nbuf] = _probe(value, self.words)
-        self._buf_ids[self._nbuf] = id
         self._nbuf += 1
         self._len += 1
         if self._nbuf == self._cap:

@@ -309,6 +309,12 @@ def test_query_forms_and_errors():
     with pytest.raises(ContentSeenError):
         HammingIndex(16, 3).add(np.array([1 << 16], dtype=np.uint64), [1])
     with pytest.raises(ContentSeenError):
+        index.add(np.array([1], dtype=np.uint64), np.array([2**63], dtype=np.uint64))
+    for bad_id in ("7", 2**63, 1.0):
+        with pytest.raises(ContentSeenError):
+            index.add_one(1, bad_id)
+    assert len(index) == 4
+    with pytest.raises(ContentSeenError):
         HammingIndex(129, 3)
     with pytest.raises(ContentSeenError):
         HammingIndex(64, 9)
