@@ -178,7 +178,7 @@ def variants(default: Scheme) -> list[tuple[str, Scheme, object, float | None]]:
 # ----------------------------------------------------------------------------- report
 
 def summary_header() -> str:
-    return (f"{'scheme':<38} {'identical':>9} {'near':>7} {'different':>9} {'host a':>7} "
+    return (f"{'scheme':<42} {'identical':>9} {'near':>7} {'different':>9} {'host a':>7} "
             f"{'prec.':>6} {'recall':>6}  targets")
 
 
@@ -187,7 +187,7 @@ def summary_line(name: str, ev) -> str:
     w = ev.within
     false_rate = w["false"] / w["pages"] if w["pages"] else 0.0
     met = sum(m for *_, m in ev.targets())
-    return (f"{name:<38} {100 * rate.get('identical', 0):8.1f}% {100 * rate.get('near', 0):6.1f}% "
+    return (f"{name:<42} {100 * rate.get('identical', 0):8.1f}% {100 * rate.get('near', 0):6.1f}% "
             f"{100 * rate.get('different', 0):8.1f}% {100 * false_rate:6.1f}% {ev.precision:6.3f} {ev.recall:6.3f}  "
             f"{met}/{len(ev.targets())}")
 

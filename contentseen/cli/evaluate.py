@@ -20,7 +20,7 @@ from ..errors import ContentSeenError
 from ..evaluate.core import default_jobs, evaluate
 from ..evaluate.inputs import pair_crawls, read_labels
 from ..evaluate.render import plot, table, to_json, worst
-from ..pipeline import Scheme
+from ..pipeline import WEIGHTINGS, Scheme
 from ..text import EXTRACT_MODES
 from . import OneLineParser, fail
 
@@ -48,9 +48,9 @@ def _parser() -> OneLineParser:
                    help="CONTENTSEEN_EXTRACT (default %(default)s)")
     s.add_argument("--min-words", type=int, default=_DEFAULTS["min_words"],
                    help="CONTENTSEEN_MIN_WORDS (default %(default)s)")
-    if "weighting" in _DEFAULTS:
-        s.add_argument("--weighting", default=_DEFAULTS["weighting"],
-                       help="CONTENTSEEN_WEIGHTING (default %(default)s)")
+    s.add_argument("--weighting", choices=WEIGHTINGS, default=_DEFAULTS["weighting"],
+                   help="CONTENTSEEN_WEIGHTING: a word's weight is its count (tf), 1+ln(count) (log) or 1 "
+                        "(binary); auto: tf with --corpus, else log (default %(default)s)")
     t = p.add_argument_group("truth and output")
     t.add_argument("--bands", action="store_true", help="group by Jaccard band even when the pairs are labelled")
     t.add_argument("--dup-jaccard", type=float, default=0.8,
@@ -72,13 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(PROG, f"expected a labels file or two crawls, got {len(args.inputs)} inputs")
     if not 0.0 <= args.dup_jaccard <= 1.0 or not 0.0 <= args.low_jaccard <= 1.0:
         fail(PROG, "--dup-jaccard and --low-jaccard must be within 0..1")
-    kwargs = {}
-    if "weighting" in _DEFAULTS:
-        kwargs["weighting"] = args.weighting
     try:
         scheme = Scheme(bits=args.bits, features=args.features, distance=args.distance,
                         stopwords=args.stopwords, hashvalues=args.hashvalues, corpus=args.corpus,
-                        extract=args.extract, min_words=args.min_words, **kwargs)
+                        extract=args.extract, min_words=args.min_words, weighting=args.weighting)
         scheme.build()  # bad stopword, table or corpus files fail here, before any page is read
         if len(args.inputs) == 1:
             if not os.path.exists(args.inputs[0]):

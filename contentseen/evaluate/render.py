@@ -11,9 +11,7 @@ def scheme_line(ev: Evaluation) -> str:
         f", {name} {value}" for name, value in (("stopwords", s.stopwords), ("hash table", s.hashvalues),
                                                  ("corpus", s.corpus)) if value
     )
-    weighting = getattr(s, "weighting", None)
-    w = f", weighting {weighting}" if weighting else ""
-    return (f"{s.bits} bits, distance {s.distance}, {s.features} features{w}, extract {s.extract}, "
+    return (f"{s.bits} bits, distance {s.distance}, {s.features} features, weighting {s.word_weighting}, extract {s.extract}, "
             f"min {s.min_words} words{extra}")
 
 
@@ -89,7 +87,7 @@ def to_json(ev: Evaluation, n: int = 10) -> dict:
         "source": ev.source,
         "scheme": {"bits": s.bits, "distance": s.distance, "features": s.features, "stopwords": s.stopwords,
                    "hashvalues": s.hashvalues, "corpus": s.corpus, "extract": s.extract,
-                   "min_words": s.min_words, **({"weighting": s.weighting} if hasattr(s, "weighting") else {})},
+                   "min_words": s.min_words, "weighting": s.word_weighting},
         "truth": "label" if ev.labelled else f"jaccard>={ev.dup_jaccard}",
         "groups": [{"truth": r.group, "pairs": r.pairs, "no_fingerprint": r.no_fp, "dropped": r.dropped,
                     "dropped_rate": round(r.rate, 6), "distances": {str(d): c for d, c in enumerate(r.hist)},
