@@ -41,14 +41,15 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
     """The fingerprint scheme named by ``CONTENTSEEN_*`` settings."""
     try:
         return Scheme(
-            bits=settings.getint("CONTENTSEEN_BITS", 64),
-            features=settings.getint("CONTENTSEEN_FEATURES", 65536),
-            distance=settings.getint("CONTENTSEEN_DISTANCE", 3),
+            bits=settings.getint("CONTENTSEEN_BITS", Scheme.bits),
+            features=settings.getint("CONTENTSEEN_FEATURES", Scheme.features),
+            distance=settings.getint("CONTENTSEEN_DISTANCE", Scheme.distance),
             stopwords=settings.get("CONTENTSEEN_STOPWORDS") or None,
             hashvalues=settings.get("CONTENTSEEN_HASHVALUES") or None,
             corpus=settings.get("CONTENTSEEN_CORPUS") or None,
-            extract=settings.get("CONTENTSEEN_EXTRACT", "main"),
-            min_words=settings.getint("CONTENTSEEN_MIN_WORDS", 40),
+            extract=settings.get("CONTENTSEEN_EXTRACT", Scheme.extract),
+            min_words=settings.getint("CONTENTSEEN_MIN_WORDS", Scheme.min_words),
+            weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
         )
     except ValueError as exc:
         raise ContentSeenError(f"CONTENTSEEN_* setting is not a number: {exc}") from None
