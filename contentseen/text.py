@@ -55,7 +55,7 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
             for node in root.css(_BOILERPLATE):
                 node.decompose()
             if dominant_block:
-                root = _dominant_block(root, html)
+                root = _dominant_block(root)
     return root.text(separator=" ")
 
 
@@ -70,36 +70,34 @@ def _elements(node) -> list:
     return [c for c in node.iter() if c.tag != "a"]
 
 
-def _dominant_path(html: str) -> list[int]:
-    """Child positions from the body down to the dominant block, decided on a copy of the page
-    without links (navigation is mostly links): while one child holds more than
-    ``DOMINANT_SHARE`` of the text, step into it."""
-    tree = LexborHTMLParser(html)
-    tree.strip_tags(_INVISIBLE + ["a"])
-    node = tree.body
-    if node is None:
-        return []
-    for boiler in node.css(_BOILERPLATE):
-        boiler.decompose()
+def _dominant_path(body) -> list[int]:
+    """Child positions from ``body`` down to its dominant block: while one child holds more than
+    ``DOMINANT_SHARE`` of the text, step into it. Text is weighed on a copy without links
+    (navigation is mostly links)."""
+    node = body.clone()
+    node.strip_tags(["a"])
     path: list[int] = []
     weight = _chars(node)
     while weight > 0:
-        kids = _elements(node)
-        if not kids:
-            break
-        sizes = [_chars(c) for c in kids]
-        best = max(range(len(kids)), key=sizes.__getitem__)
-        if sizes[best] <= DOMINANT_SHARE * weight:
-            break
-        path.append(best)
-        node, weight = kids[best], sizes[best]
+        need, left = DOMINANT_SHARE * weight, weight
+        for i, kid in enumerate(_elements(node)):
+            size = _chars(kid)
+            if size > need:  # more than half: no other child can be larger
+                break
+            left -= size
+            if left <= need:  # what is left cannot be more than half
+                return path
+        else:
+            return path
+        path.append(i)
+        node, weight = kid, size
     return path
 
 
-def _dominant_block(root, html: str):
+def _dominant_block(root):
     """The dominant block of ``root`` (the body, boilerplate removed): see ``_dominant_path``."""
     node = root
-    for i in _dominant_path(html):
+    for i in _dominant_path(root):
         kids = _elements(node)
         if i >= len(kids):
             break
