@@ -252,3 +252,20 @@ def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path):
         open_store(f"sqlite:///{path}", identity, 64, 3)
     assert path.read_bytes() == before
     assert not (tmp_path / "app.db-wal").exists()
+
+
+def test_add_many_bulk_loads_and_is_found(tmp_path):
+    import random
+
+    from contentseen.stores import open_store
+
+    identity = {"bits": "128", "features": "x", "table": "t", "stopwords": "s", "extract": "e"}
+    rnd = random.Random(5)
+    fps = [rnd.getrandbits(128) for _ in range(2000)]
+    with open_store(f"sqlite:///{tmp_path}/bulk.sqlite", identity, 128, 3) as store:
+        store.add_many(fps, [f"http://h/{i}" for i in range(len(fps))])
+        assert len(store) == 2000
+        m = store.lookup(fps[1234] ^ (1 << 127) ^ 1)
+        assert (m.url, m.fingerprint, m.distance) == ("http://h/1234", fps[1234], 2)
+        assert store.check_and_add(fps[99], "http://other/") is not None
+        assert len(store) == 2000

@@ -12,7 +12,9 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
+
+import numpy as np
 
 from ..errors import ContentSeenError
 from ..index import BlockPlan
@@ -156,6 +158,24 @@ class SQLiteStore(FingerprintStore):
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: check-and-add failed ({exc})") from None
         return match
+
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str]) -> None:
+        """Bulk-load fingerprints without checking them (seeding or migrating a store), in one
+        transaction: all are stored or, on error, none."""
+        if len(fingerprints) != len(urls):
+            raise ValueError("add_many: fingerprints and urls differ in length")
+        words = np.array([from_int(fp, self.bits) for fp in fingerprints], dtype=np.uint64)
+        words = words.reshape(len(fingerprints), len(self._w))
+        keys = self.plan.keys(words).tolist()
+        signed = words.view(np.int64).tolist()  # SQLite integers are signed 64-bit
+        now = time.time()
+        rows = (w + k + [u, now] for w, k, u in zip(signed, keys, urls))
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany(self._insert, rows)
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.url}: bulk add failed ({exc})") from None
 
     def __len__(self) -> int:
         (n,) = self._db.execute("SELECT count(*) FROM fingerprints").fetchone()
