@@ -155,6 +155,15 @@ def test_mirror_refuses_a_foreign_directory_and_bad_sources(tree: Path, tmp_path
         build_mirror(empty, tmp_path / "m", pages=5)
 
 
+def test_mirror_of_a_tree_of_identical_pages_still_builds(tmp_path: Path):
+    tree = tmp_path / "same"
+    tree.mkdir()
+    for i in range(4):
+        (tree / f"{i}.html").write_text(_site_page(0))
+    doc = build_mirror(tree, tmp_path / "m", pages=4, seed=0)
+    assert doc["counts"] == {"identical": 2, "near": 1, "different": 1}
+
+
 def test_mirror_command(tree: Path, tmp_path: Path, run):
     r = run_cli(MIRROR, str(tree), str(tmp_path / "m"), "--pages", "6", "--seed", "2")
     assert r.returncode == 0, r.stderr

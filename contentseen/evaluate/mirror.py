@@ -274,8 +274,10 @@ def build_mirror(
             rec["edits"] = edits
         else:
             donor_path = rng.choice(files)
-            while donor_path == path or page(donor_path).html == a.html:
-                donor_path = rng.choice(files)
+            for _ in range(50):  # another page, with other text when the tree has one
+                if donor_path != path and page(donor_path).html != a.html:
+                    break
+                donor_path = rng.choice([f for f in files if f != path])
             html, templated = swap_content(a, page(donor_path), content)
             b_raw = encode(html, a.encoding)
             rec["content_from"] = donor_path
