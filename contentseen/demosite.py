@@ -782,7 +782,7 @@ def subscribe_page() -> str:
     """A short page: too few words to fingerprint."""
     main = """      <section class="subscribe">
         <h1>Subscribe</h1>
-        <p>Print anthology: 25 pounds a year. Digital membership: 4 pounds a month.</p>
+        <p>Join us: 25/year.</p>
         <form action="/subscribe" method="post"><input type="email" name="email"
           placeholder="you@example.org"><button type="submit">Join</button></form>
       </section>"""
