@@ -560,7 +560,7 @@ BROKEN_HTML = ARTICLE["urban-beekeeping"]     # unclosed elements, stray end tag
 GZIPPED = ARTICLE["solar-ovens"]              # Content-Encoding: gzip
 
 BINARY_PATHS = frozenset({IMAGE, PDF})
-# Pages with fewer content words than CONTENTSEEN_MIN_WORDS (40): neither stored nor dropped.
+# Pages with fewer content words than CONTENTSEEN_MIN_WORDS (default 5): neither stored nor dropped.
 # (The three news briefs are short too, 50-80 words of prose, but with headline, byline and
 # standfirst they reach 48-63 content words and are fingerprinted.)
 SHORT_PATHS = frozenset({SUBSCRIBE})
