@@ -7,7 +7,9 @@ page is at exactly distance d.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
+from itertools import count
 from typing import Sequence
 
 import numpy as np
@@ -15,7 +17,7 @@ import numpy as np
 from .corpus import Page
 from .features import Vocabulary
 from .simhash import Fingerprinter, hamming_many
-from .tokens import tokenize
+from .tokens import _word_bytes, tokenize
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,43 @@ def format_block(sample_id: str, article_ids: Sequence[str], matches: Sequence[n
     return "".join(lines)
 
 
+def _article_features(
+    article: Sequence[Page], n: int, stopwords: frozenset[str]
+) -> tuple[Vocabulary, np.ndarray, list[int]]:
+    """``Vocabulary.fit`` of the article pages' words, the vocabulary row of every word of every
+    page (``vocab.size`` for a word outside it), and the number of words of each page.
+
+    The same ranking as ``Vocabulary.fit`` (count descending, ties in byte order) in one pass
+    over the words: page by page, each distinct word is numbered on first sight, so no page's
+    word list outlives its page; counts, ranking and rows are numpy operations on the numbers.
+    """
+    numbering: defaultdict[bytes, int] = defaultdict(count().__next__)
+    number = numbering.__getitem__
+    pages = [np.fromiter(map(number, _word_bytes(p.text)), np.intp) for p in article]
+    lengths = [len(a) for a in pages]
+    uid = np.concatenate(pages) if pages else np.zeros(0, np.intp)
+    distinct = list(numbering)
+    counts = np.bincount(uid, minlength=len(distinct))
+    # Stopwords are dropped from the ranking (they stay in the pages, on the zero row).
+    stop = (w.encode() for w in stopwords if w.isascii())
+    keep = np.ones(len(distinct), dtype=bool)
+    keep[[numbering[w] for w in stop if w in numbering]] = False
+    cand = np.flatnonzero(keep)
+    byte_rank = np.empty(len(distinct), dtype=np.intp)
+    byte_rank[sorted(range(len(distinct)), key=distinct.__getitem__)] = np.arange(len(distinct))
+    top = cand[np.lexsort((byte_rank[cand], -counts[cand]))[:n]]
+    vocab = Vocabulary([distinct[i].decode("ascii") for i in top])
+    row = np.full(len(distinct), vocab.size, dtype=np.intp)
+    row[top] = np.arange(vocab.size)
+    return vocab, row[uid], lengths
+
+
 def build_report(data: ReportInput, distance: int = 3) -> list[str]:
     """The report's blocks, one per sample page."""
     # Stopwords are left in the pages: the vocabulary holds none, so they weigh nothing.
-    article_words = [tokenize(p.text) for p in data.article]
-    vocab = Vocabulary.fit(article_words, data.table.shape[0], data.stopwords)
+    vocab, article_rows, lengths = _article_features(data.article, data.table.shape[0], data.stopwords)
     fp = Fingerprinter(vocab, data.table)
-    article_fps = fp.fingerprint_many(article_words)
+    article_fps = fp._fingerprint_ids(article_rows, lengths)
     sample_fps = fp.fingerprint_many([tokenize(p.text) for p in data.sample])
     ids = [p.id for p in data.article]
     return [

@@ -52,6 +52,13 @@ def tokenize(text: str | bytes) -> list[str]:
     return text.translate(_LETTERS).decode("ascii").split()
 
 
+def _word_bytes(text: str | bytes) -> list[bytes]:
+    """``tokenize(text)`` with each word as ASCII bytes (the offline report's route: no decode)."""
+    if isinstance(text, str):
+        text = text.encode("ascii", "replace")
+    return text.translate(_LETTERS).split()
+
+
 def content_words(text: str | bytes, stopwords: frozenset[str]) -> list[str]:
     """The words of ``text`` that are not stopwords."""
     return [w for w in tokenize(text) if w not in stopwords]

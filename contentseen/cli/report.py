@@ -8,6 +8,11 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+if "numpy" not in sys.modules:
+    # The report's matrix products are one small vector x matrix per page: BLAS threads only
+    # cost start-up and spin time (tens of ms of CPU at numpy import). An explicit setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from ..corpus import read_pages
 from ..errors import ContentSeenError
 from ..hashtable import hashtable_shape, parse_hashtable
