@@ -22,6 +22,10 @@ from ..simhash import from_int, n_words
 from .base import FingerprintStore, Match, StoreError, check_identity
 
 _BUSY_TIMEOUT_S = 60.0
+# Page cache of the connection while add_many runs (KiB; SQLite's default is 2 MiB): every row
+# goes into k+1 B-trees at random places, and at millions of rows a small cache rewrites the same
+# index pages over and over. Given back when the load ends.
+_BULK_CACHE_KIB = 1 << 20
 
 
 def sqlite_path(url: str) -> Path:
@@ -38,10 +42,6 @@ def _signed(word: int) -> int:
     return word - (1 << 64) if word >= 1 << 63 else word
 
 
-def _unsigned(value: int) -> int:
-    return value & 0xFFFFFFFFFFFFFFFF
-
-
 class SQLiteStore(FingerprintStore):
     """Fingerprints in a SQLite file; check-and-add runs in one ``BEGIN IMMEDIATE`` transaction,
     so processes sharing the file never both keep the same content."""
@@ -54,6 +54,12 @@ class SQLiteStore(FingerprintStore):
         self.identity = {**identity, "index": self.plan.description}
         self._w = [f"w{i}" for i in range(n_words(bits))]
         self._k = [f"k{i}" for i in range(self.plan.n_tables)]
+        # Block keys by shift and mask (a block of <= 62 bits is its own key, see BlockPlan);
+        # None when a block is hashed, then BlockPlan computes them.
+        self._masks = (
+            [(lo, (1 << width) - 1) for lo, width in zip(self.plan.los, self.plan.widths)]
+            if max(self.plan.widths) <= 62 else None
+        )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
@@ -68,9 +74,14 @@ class SQLiteStore(FingerprintStore):
             self._db.close()
             raise
         words = ", ".join(self._w)
-        self._select = " UNION ".join(
-            f"SELECT id, {words} FROM fingerprints WHERE {k} = ?" for k in self._k
-        )
+        # The candidates come back as one row of comma-separated lists (ids, then each word),
+        # parsed and compared in numpy: at 10M fingerprints a lookup has ~600 candidates, and
+        # fetching them as Python tuples was most of its time. UNION ALL: a row that shares
+        # several blocks with the query comes twice, which cannot change the closest match
+        # (UNION would de-duplicate through a temp B-tree).
+        union = " UNION ALL ".join(f"SELECT id, {words} FROM fingerprints WHERE {k} = ?" for k in self._k)
+        lists = ", ".join(f"group_concat({c})" for c in ["id", *self._w])
+        self._select = f"SELECT {lists} FROM ({union})"
         self._insert = (
             f"INSERT INTO fingerprints ({words}, {', '.join(self._k)}, url, seen) "
             f"VALUES ({', '.join('?' * (len(self._w) + len(self._k) + 2))})"
@@ -109,19 +120,29 @@ class SQLiteStore(FingerprintStore):
             db.execute("ROLLBACK")
             raise
 
+    def _keys(self, fingerprint: int) -> list[int]:
+        if self._masks is not None:
+            return [(fingerprint >> lo) & mask for lo, mask in self._masks]
+        return [int(k) for k in self.plan.query_keys(from_int(fingerprint, self.bits))]
+
     def _closest(self, fingerprint: int) -> tuple[int, int, int] | None:
         """(distance, id, fingerprint) of the closest stored fingerprint within the distance."""
-        words = from_int(fingerprint, self.bits)
-        keys = [int(k) for k in self.plan.query_keys(words)]
-        best = None
-        for row in self._db.execute(self._select, keys):
-            value = 0
-            for w in row[1:]:
-                value = (value << 64) | _unsigned(w)
-            d = (value ^ fingerprint).bit_count()
-            if d <= self.distance and (best is None or (d, row[0]) < best[:2]):
-                best = (d, row[0], value)
-        return best
+        id_list, *word_lists = self._db.execute(self._select, self._keys(fingerprint)).fetchone()
+        if id_list is None:  # no candidate at all
+            return None
+        words = np.stack(
+            [np.fromstring(text, dtype=np.int64, sep=",") for text in word_lists], axis=1
+        ).view(np.uint64)
+        dist = np.bitwise_count(words ^ from_int(fingerprint, self.bits)).sum(axis=1)
+        near = np.flatnonzero(dist <= self.distance)
+        if not len(near):
+            return None
+        ids = np.fromstring(id_list, dtype=np.int64, sep=",")
+        best = near[np.lexsort((ids[near], dist[near]))[0]]  # closest, then first stored
+        value = 0
+        for w in words[best].tolist():
+            value = (value << 64) | w
+        return int(dist[best]), int(ids[best]), value
 
     def _match(self, best: tuple[int, int, int]) -> Match:
         (url,) = self._db.execute("SELECT url FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
@@ -143,12 +164,8 @@ class SQLiteStore(FingerprintStore):
                 if best is not None:
                     match = self._match(best)
                 else:
-                    words = from_int(fingerprint, self.bits)
-                    keys = self.plan.query_keys(words)
-                    db.execute(
-                        self._insert,
-                        [_signed(int(w)) for w in words] + [int(k) for k in keys] + [url, time.time()],
-                    )
+                    words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
+                    db.execute(self._insert, words + self._keys(fingerprint) + [url, time.time()])
                     match = None
                 db.execute("COMMIT")
             except BaseException:
@@ -164,16 +181,28 @@ class SQLiteStore(FingerprintStore):
         transaction: all are stored or, on error, none."""
         if len(fingerprints) != len(urls):
             raise ValueError("add_many: fingerprints and urls differ in length")
-        words = np.array([from_int(fp, self.bits) for fp in fingerprints], dtype=np.uint64)
+        words = None
+        if len(self._w) == 1:
+            try:  # numpy converts the ints itself; one outside 0..2**64-1 takes from_int, which masks
+                words = np.fromiter(fingerprints, dtype=np.uint64, count=len(fingerprints))
+            except OverflowError:
+                pass
+        if words is None:
+            words = np.array([from_int(fp, self.bits) for fp in fingerprints], dtype=np.uint64)
         words = words.reshape(len(fingerprints), len(self._w))
         keys = self.plan.keys(words).tolist()
         signed = words.view(np.int64).tolist()  # SQLite integers are signed 64-bit
         now = time.time()
         rows = (w + k + [u, now] for w, k, u in zip(signed, keys, urls))
         try:
-            with self._db:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany(self._insert, rows)
+            (cache,) = self._db.execute("PRAGMA cache_size").fetchone()
+            self._db.execute(f"PRAGMA cache_size={-_BULK_CACHE_KIB}")
+            try:
+                with self._db:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    self._db.executemany(self._insert, rows)
+            finally:
+                self._db.execute(f"PRAGMA cache_size={cache}")
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: bulk add failed ({exc})") from None
 
