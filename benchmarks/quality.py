@@ -9,7 +9,13 @@ Builds labelled two-host mirrors (``contentseen.evaluate.mirror``) from real HTM
   ``#content``, ``#footer``, no landmarks);
 * ``pydoc``: the pages of Python's own documentation browser (``pydoc -b``) for standard-library
   modules, help topics and keywords (a navigation bar and search forms around a content
-  ``<div>``, no landmarks; many short pages).
+  ``<div>``, no landmarks; many short pages);
+* ``pydoc-modules``: pydoc's stand-alone module pages, ``pydoc.html.page(describe(m),
+  html.document(m))`` (``benchmarks/htmlcorpus.py``), for every importable standard-library
+  module: no template around the content at all, sections in nested tables, and on every module
+  that defines an exception the same inherited-methods text of ``BaseException`` -- the tree
+  where narrowing to one block once threw a module's own text away and made unrelated modules
+  collide (a within-host false drop).
 
 The Debian packages are installed with apt-get when missing (as root); a tree that cannot be
 had is skipped, saying so. Usage::
@@ -17,10 +23,12 @@ had is skipped, saying so. Usage::
     python benchmarks/quality.py                  # all trees, default and alternatives
     python benchmarks/quality.py --only default   # the default only
     python benchmarks/quality.py --sources pydoc --seeds 1,2,3
+    python benchmarks/quality.py --sources pydoc-modules --worst 10
 
-Alternatives that are no ``Scheme`` setting (weighting, shingles, extraction v1, the dominant
-block share) are wrappers around the built ``PageFingerprinter``: same words, same table, only
-the step named changes.
+Alternatives that are no ``Scheme`` setting (weighting, shingles, extraction v1 and v2, the
+narrowing's knobs in ``contentseen.text``) are wrappers around the built ``PageFingerprinter``
+or settings of ``contentseen.text`` read at call time: same words, same table, only the step
+named changes.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import contentseen.text as text_mod  # noqa: E402
 from contentseen.evaluate.core import evaluate  # noqa: E402
@@ -47,6 +56,7 @@ from contentseen.evaluate.mirror import PYDOC_CONTENT, build_mirror, pydoc_tree 
 from contentseen.evaluate.render import table, worst  # noqa: E402
 from contentseen.pipeline import PageFingerprint, Scheme  # noqa: E402
 from contentseen.tokens import content_words  # noqa: E402
+from htmlcorpus import pydoc_pages  # noqa: E402
 
 DEBIAN = {
     "python-doc": ("python3-doc", "/usr/share/doc/python3*/html"),
@@ -70,6 +80,16 @@ def debian_tree(name: str, install: bool) -> str | None:
     return found[-1] if found else None
 
 
+def pydoc_modules_tree(dest: Path) -> int:
+    """Write pydoc's stand-alone module pages (``htmlcorpus.pydoc_pages``, without its index)
+    under ``dest``; returns how many."""
+    dest.mkdir(parents=True, exist_ok=True)
+    pages = {p: b for p, b in pydoc_pages(1000).items() if p != "/index.html"}
+    for path, body in pages.items():
+        (dest / path.lstrip("/")).write_bytes(body)
+    return len(pages)
+
+
 def build_corpora(sources: list[str], work: Path, pages: int, seed: int, install: bool) -> dict[str, tuple[Path, dict]]:
     out = {}
     for name in sources:
@@ -81,6 +101,12 @@ def build_corpora(sources: list[str], work: Path, pages: int, seed: int, install
                 pydoc_tree(tree)
             doc = build_mirror(tree, target, pages, seed, PYDOC_CONTENT,
                                source_name=f"pydoc browser pages (Python {sys.version.split()[0]})")
+        elif name == "pydoc-modules":
+            tree = work / "pydoc-modules-tree"
+            if not tree.is_dir():
+                pydoc_modules_tree(tree)
+            doc = build_mirror(tree, target, pages, seed,
+                               source_name=f"pydoc module pages (pydoc.html.page, Python {sys.version.split()[0]})")
         else:
             tree = debian_tree(name, install)
             if tree is None:
@@ -146,8 +172,11 @@ def make(weigh=None, dominant_block=True):
     return lambda scheme: Variant(scheme.build(), weigh, dominant_block)
 
 
-def variants(default: Scheme) -> list[tuple[str, Scheme, object, float | None]]:
-    """(name, scheme, make, dominant share) of the default and each alternative."""
+V2 = {"STOP_AT_SECTIONS": False, "EDGE_SHARE": 0}  # extraction v2: the dominant block alone
+
+
+def variants(default: Scheme) -> list[tuple[str, Scheme, object, dict | None]]:
+    """(name, scheme, make, ``contentseen.text`` settings) of the default and each alternative."""
     d = default
     weighting = getattr(d, "weighting", None)
 
@@ -157,7 +186,7 @@ def variants(default: Scheme) -> list[tuple[str, Scheme, object, float | None]]:
     out = [("default", d, None, None)]
     if weighting is not None:
         out += [(f"weighting {w}", replace(d, weighting=w), None, None)
-                for w in ("tf", "log", "binary") if w != weighting]
+                for w in ("tf", "log", "binary") if w != d.word_weighting]
     else:
         out += [("weighting 1+log(tf)", d, make(w_log), None), ("weighting binary", d, make(w_binary), None)]
     out += [
@@ -167,8 +196,14 @@ def variants(default: Scheme) -> list[tuple[str, Scheme, object, float | None]]:
         ("previous default (v1, tf, min_words 40)", replace(scheme_w("tf"), min_words=40),
          make(dominant_block=False), None),
         ("extract body", replace(d, extract="body"), None, None),
-        ("dominant block share 2/3", d, None, 2 / 3),
-        ("dominant block share 0.8", d, None, 0.8),
+        ("extract main v2 (dominant block only)", d, None, V2),
+        ("v3 without the stop at sections", d, None, {"STOP_AT_SECTIONS": False}),
+        ("v3 without dropping edge elements", d, None, {"EDGE_SHARE": 0}),
+        ("edge elements up to 0.1 each", d, None, {"EDGE_SHARE": 0.1}),
+        ("edge elements up to 0.2 each", d, None, {"EDGE_SHARE": 0.2}),
+        ("edge elements up to 1/2 each", d, None, {"EDGE_SHARE": 0.5}),
+        ("dominant block share 2/3", d, None, {"DOMINANT_SHARE": 2 / 3}),
+        ("dominant block share 0.8", d, None, {"DOMINANT_SHARE": 0.8}),
     ]
     out += [(f"min_words {m}", replace(d, min_words=m), None, None) for m in (0, 10, 20, 40, 80) if m != d.min_words]
     out += [(f"bits {b}", replace(d, bits=b), None, None) for b in (32, 64, 128) if b != d.bits]
@@ -178,7 +213,7 @@ def variants(default: Scheme) -> list[tuple[str, Scheme, object, float | None]]:
 # ----------------------------------------------------------------------------- report
 
 def summary_header() -> str:
-    return (f"{'scheme':<42} {'identical':>9} {'near':>7} {'different':>9} {'host a':>7} "
+    return (f"{'scheme':<42} {'identical':>9} {'near':>7} {'different':>9} {'host a':>7} {'a false':>7} "
             f"{'prec.':>6} {'recall':>6}  targets")
 
 
@@ -188,13 +223,13 @@ def summary_line(name: str, ev) -> str:
     false_rate = w["false"] / w["pages"] if w["pages"] else 0.0
     met = sum(m for *_, m in ev.targets())
     return (f"{name:<42} {100 * rate.get('identical', 0):8.1f}% {100 * rate.get('near', 0):6.1f}% "
-            f"{100 * rate.get('different', 0):8.1f}% {100 * false_rate:6.1f}% {ev.precision:6.3f} {ev.recall:6.3f}  "
+            f"{100 * rate.get('different', 0):8.1f}% {100 * false_rate:6.1f}% {w['false']:7d} {ev.precision:6.3f} {ev.recall:6.3f}  "
             f"{met}/{len(ev.targets())}")
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sources", default="python-doc,git-doc,pydoc")
+    p.add_argument("--sources", default="python-doc,git-doc,pydoc,pydoc-modules")
     p.add_argument("--pages", type=int, default=300)
     p.add_argument("--seeds", default="1")
     p.add_argument("--only", help="evaluate only the variants whose name contains this")
@@ -218,18 +253,19 @@ def main() -> int:
                       f"({c['identical']} identical, {c['near']} near, {c['different']} different), seed {seed}\n")
                 lines = [summary_header()]
                 default_ev = None
-                for vname, scheme, mk, share in variants(default):
+                for vname, scheme, mk, knobs in variants(default):
                     if args.only and args.only not in vname:
                         continue
-                    saved = text_mod.DOMINANT_SHARE
-                    if share is not None:
-                        text_mod.DOMINANT_SHARE = share  # read at call time; workers are forked
+                    saved = {k: getattr(text_mod, k) for k in knobs or {}}
+                    for k, v in (knobs or {}).items():
+                        setattr(text_mod, k, v)  # read at call time; workers are forked
                     try:
                         start = time.perf_counter()
                         ev = evaluate(pairs, scheme, make=mk, jobs=args.jobs)
                         spent = time.perf_counter() - start
                     finally:
-                        text_mod.DOMINANT_SHARE = saved
+                        for k, v in saved.items():
+                            setattr(text_mod, k, v)
                     if vname == "default":
                         default_ev = ev
                     lines.append(summary_line(vname, ev))

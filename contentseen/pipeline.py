@@ -23,7 +23,9 @@ from .tokens import BUILTIN_STOPWORDS, content_words, load_stopwords, tokenize
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
-EXTRACTION_VERSION = 2
+# v3: the narrowing stops at a document's sections (a dominant child with a sibling of the same
+#     kind holding text) and drops small, unlike elements at the start and end of the block.
+EXTRACTION_VERSION = 3
 # How a word's count on a page becomes its weight: raw count, 1 + ln(count), or 1; "auto" is
 # "tf" with a corpus vocabulary (the course's scheme, as contentseen-report computes it), else "log".
 WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")

@@ -70,6 +70,77 @@ def test_unmarked_pages_are_narrowed_to_their_dominant_block():
     assert visible_text(marked).split() == visible_text(content, "body").split()
 
 
+def test_narrowing_stops_at_a_documents_sections_and_drops_small_unlike_edges():
+    from contentseen.text import visible_text
+
+    # a document without a template: its own short section beside a long one shared by many
+    # pages (pydoc: an exception class's inherited methods). v2 stepped into the long one and
+    # threw the page's own text away; a sibling of the same kind holding text stops the narrowing.
+    shared = ("<div class='section'><h2>Error</h2><p>"
+              + "Methods inherited from BaseException: with_traceback add_note args. " * 8 + "</p></div>")
+    own = "<div class='section'><h2>Functions</h2><p>parse_netrc reads a netrc file.</p></div>"
+    page = f"<html><body>{own}{shared}</body></html>"
+    assert visible_text(page).split() == visible_text(page, "body").split()
+    # a banner, a "last updated" line and a cookie notice added around it are dropped: small
+    # elements at the block's start and end with no sibling of their kind
+    edited = (f"<html><body><div class='mirror-banner'>This mirror is hosted by Example University.</div>"
+              f"<p class='last-updated'>Last updated: 2024-05-01 10:00 UTC</p>{own}{shared}"
+              f"<div class='site-notice'>We use cookies to count visits. <button>OK</button></div></body></html>")
+    assert visible_text(edited).split() == visible_text(page).split()
+    # but not when they are a large part of the text
+    big = "<div class='intro'>" + "An introduction of some length. " * 20 + "</div>"
+    assert "introduction" in visible_text(f"<html><body>{big}{own}{shared}</body></html>")
+
+
+# ----------------------------------------------------------------------------- a false drop that was
+
+COLLIDED = ("uu", "nis", "netrc", "webbrowser", "py_compile", "tomllib", "json", "os", "re")
+
+
+def _pydoc_module_pages(names: tuple[str, ...]) -> dict[str, str]:
+    """pydoc's stand-alone module pages (``pydoc.html.page``), as ``benchmarks/htmlcorpus.py``
+    renders them; modules this Python lacks are left out (uu and nis are gone from 3.13)."""
+    import contextlib
+    import importlib
+    import io
+    import pydoc
+    import warnings
+
+    pages = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names:
+            try:
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    module = importlib.import_module(name)
+                    pages[name] = pydoc.html.page(pydoc.describe(module), pydoc.html.document(module, name))
+            except ImportError:
+                continue
+    return pages
+
+
+def test_pydoc_module_pages_of_unrelated_modules_stay_apart():
+    """Extraction v2 narrowed these pages to their largest section, the inherited-methods text of
+    an ``Error(Exception)`` class, the same on every module that defines one: uu, nis and
+    webbrowser came out at distance 0, netrc, py_compile and tomllib within 2 -- false drops."""
+    from contentseen.text import visible_text
+    from contentseen.tokens import tokenize
+
+    pages = _pydoc_module_pages(COLLIDED)
+    assert len(pages) >= 7, sorted(pages)
+    scheme = Scheme()
+    pf = scheme.build()
+    fps = {name: pf.of_html(html).fingerprint for name, html in pages.items()}
+    assert None not in fps.values(), fps
+    names = sorted(fps)
+    close = [(a, b, (fps[a] ^ fps[b]).bit_count()) for i, a in enumerate(names) for b in names[i + 1:]
+             if (fps[a] ^ fps[b]).bit_count() <= scheme.distance]
+    assert not close, close
+    # each page keeps its module's own text, not only the shared class text
+    words = tokenize(visible_text(pages["netrc"]))
+    assert {"oriented", "interface", "files", "netrcparseerror"} <= set(words)
+
+
 def test_default_scheme_weighting_and_identity(tmp_path: Path):
     from contentseen.errors import ContentSeenError
     from contentseen.pipeline import EXTRACTION_VERSION, word_weights
