@@ -29,28 +29,17 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import flips, parse_size, print_table  # noqa: E402
 from contentseen.index import HammingIndex  # noqa: E402
 
 K = 3
 
-
-def parse_size(text: str) -> int:
-    text = text.strip().upper()
-    mult = {"K": 1_000, "M": 1_000_000}.get(text[-1:], 1)
-    return int(float(text.rstrip("KM")) * mult)
 
 
 def rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
-
-def flips(rng: np.random.Generator, count: int, d: int) -> np.ndarray:
-    """``count`` uint64 masks with exactly d one-bits each."""
-    if d == 0:
-        return np.zeros(count, dtype=np.uint64)
-    pos = rng.random((count, 64)).argsort(axis=1)[:, :d].astype(np.uint64)
-    return np.bitwise_or.reduce(np.uint64(1) << pos, axis=1)
 
 
 def make_data(n: int, q: int, rng: np.random.Generator):
@@ -200,17 +189,9 @@ def bench_simhash(n: int, args, rng: np.random.Generator) -> list[dict]:
                 check=f"= brute {len(qlist):,} (ids only)")]
 
 
-def print_table(rows: list[dict]) -> None:
-    cols = [("method", "method"), ("n", "n"), ("build", "build"), ("bpf", "B/fp arrays"),
+INDEX_COLS = [("method", "method"), ("n", "n"), ("build", "build"), ("bpf", "B/fp arrays"),
             ("rss", "B/fp RSS"), ("qps", "query/s"), ("p50", "p50 us"), ("p99", "p99 us"),
             ("batch", "query_many/s"), ("check", "checked")]
-    cells = [[h for _, h in cols]] + [[f"{r[c]:,}" if isinstance(r[c], int) else str(r[c]) for c, _ in cols] for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
-    print()
-    for j, line in enumerate(cells):
-        print("| " + " | ".join(x.ljust(w) for x, w in zip(line, widths)) + " |")
-        if j == 0:
-            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
 
 
 def main(argv=None) -> None:
@@ -233,7 +214,7 @@ def main(argv=None) -> None:
     sh = parse_size(args.simhash_size)
     if sh:
         rows += bench_simhash(sh, args, rng)
-    print_table(rows)
+    print_table(rows, INDEX_COLS)
     print(f"\n(total {time.perf_counter() - start:.0f} s; load average at the end {os.getloadavg()[0]:.1f})")
 
 

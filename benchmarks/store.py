@@ -51,6 +51,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import flips, parse_size, print_table  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 
 K = 3
@@ -58,22 +59,10 @@ BITS = 64
 IDENTITY = {"bits": "64", "features": "bench", "table": "bench", "stopwords": "bench", "extract": "bench"}
 
 
-def parse_size(text: str) -> int:
-    text = text.strip().upper()
-    mult = {"K": 1_000, "M": 1_000_000}.get(text[-1:], 1)
-    return int(float(text.rstrip("KM")) * mult)
-
 
 def fmt_n(n: int) -> str:
     return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n:,}"
 
-
-def flips(rng: np.random.Generator, count: int, d: int) -> np.ndarray:
-    """``count`` uint64 masks with exactly d one-bits each."""
-    if d == 0:
-        return np.zeros(count, dtype=np.uint64)
-    pos = rng.random((count, 64)).argsort(axis=1)[:, :d].astype(np.uint64)
-    return np.bitwise_or.reduce(np.uint64(1) << pos, axis=1)
 
 
 def make_data(n: int, q: int, rng: np.random.Generator):
@@ -395,16 +384,8 @@ def bench_size(n: int, args, rng: np.random.Generator, workdir: str) -> list[dic
     return rows
 
 
-def print_table(rows: list[dict]) -> None:
-    cols = [("op", "operation"), ("n", "n"), ("ops", "ops"), ("p50", "p50 µs"), ("p99", "p99 µs"),
+STORE_COLS = [("op", "operation"), ("n", "n"), ("ops", "ops"), ("p50", "p50 µs"), ("p99", "p99 µs"),
             ("mean", "mean µs"), ("slow", "> 2 ms"), ("ops_s", "ops/s"), ("cand", "cand/q"), ("check", "checked / notes")]
-    cells = [[h for _, h in cols]] + [[str(r.get(c, "-")) for c, _ in cols] for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
-    print()
-    for j, line in enumerate(cells):
-        print("| " + " | ".join(x.ljust(w) for x, w in zip(line, widths)) + " |")
-        if j == 0:
-            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
 
 
 def main(argv=None) -> None:
@@ -450,7 +431,7 @@ def main(argv=None) -> None:
                 for s in ("", "-wal", "-shm"):
                     if os.path.exists(path + s):
                         os.remove(path + s)
-    print_table(rows)
+    print_table(rows, STORE_COLS)
     print()
     for r in rows:
         if r.get("target") and r["p99_us"] > 2000:
