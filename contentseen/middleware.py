@@ -66,6 +66,7 @@ class ContentSeenMiddleware:
         self.store = store
         self.on_store_error = on_store_error
         self.bits = pages.scheme.bits
+        self._closing = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "ContentSeenMiddleware":
@@ -151,7 +152,7 @@ class ContentSeenMiddleware:
 
     def _close_spider(self, reason: str) -> None:
         engine = self.crawler.engine
-        if engine is None or getattr(self, "_closing", False):
+        if engine is None or self._closing:
             return
         self._closing = True
         deferred_from_coro(engine.close_spider_async(reason=reason))
