@@ -8,7 +8,6 @@ one every fingerprint in the project uses, online and offline.
 from __future__ import annotations
 
 import os
-from typing import Iterable
 
 from .errors import ContentSeenError
 
@@ -94,7 +93,3 @@ def read_text_file(path: str | os.PathLike[str], what: str, allow_empty: bool = 
         raise ContentSeenError(f"{what} {os.fspath(path)!s}: binary data (NUL bytes), not text")
     return data
 
-
-def words_of_pages(pages: Iterable[str | bytes], stopwords: frozenset[str]) -> list[list[str]]:
-    """``content_words`` of each page."""
-    return [content_words(p, stopwords) for p in pages]
