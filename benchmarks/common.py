@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 
@@ -31,3 +33,16 @@ def print_table(rows: list[dict], cols: list[tuple[str, str]]) -> None:
         print("| " + " | ".join(x.ljust(w) for x, w in zip(line, widths)) + " |")
         if j == 0:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+def timed(fn, args: list) -> tuple[list, np.ndarray, float]:
+    """Call ``fn`` on each argument; answers, latencies (ns) and the wall time (s)."""
+    lat = np.empty(len(args), dtype=np.int64)
+    out = []
+    clock = time.perf_counter_ns
+    start = clock()
+    for i, a in enumerate(args):
+        t = clock()
+        out.append(fn(a))
+        lat[i] = clock() - t
+    return out, lat, (clock() - start) / 1e9
+

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import flips, parse_size, print_table  # noqa: E402
+from common import flips, parse_size, print_table, timed  # noqa: E402
 from contentseen.index import HammingIndex  # noqa: E402
 
 K = 3
@@ -61,15 +61,8 @@ def brute(fps: np.ndarray, q: int):
 
 
 def timed_queries(fn, queries: list[int]):
-    lat = np.empty(len(queries), dtype=np.int64)
-    out = []
-    clock = time.perf_counter_ns
-    start = clock()
-    for i, q in enumerate(queries):
-        t = clock()
-        out.append(fn(q))
-        lat[i] = clock() - t
-    total = (clock() - start) / 1e9
+    """Answers, queries/s, p50 and p99 latency (us) of ``fn`` over ``queries``."""
+    out, lat, total = timed(fn, queries)
     return out, len(queries) / total, np.percentile(lat, 50) / 1e3, np.percentile(lat, 99) / 1e3
 
 

@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import flips, parse_size, print_table  # noqa: E402
+from common import flips, parse_size, print_table, timed  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 
 K = 3
@@ -85,18 +85,6 @@ def make_data(n: int, q: int, rng: np.random.Generator):
 def url_of(i: int) -> str:
     return f"http://h/{i}"
 
-
-def timed(fn, args: list) -> tuple[list, np.ndarray, float]:
-    """Call ``fn`` on each argument; answers, latencies (ns) and the wall time (s)."""
-    lat = np.empty(len(args), dtype=np.int64)
-    out = []
-    clock = time.perf_counter_ns
-    start = clock()
-    for i, a in enumerate(args):
-        t = clock()
-        out.append(fn(a))
-        lat[i] = clock() - t
-    return out, lat, (clock() - start) / 1e9
 
 
 def stats(lat: np.ndarray, wall: float) -> dict:

@@ -82,6 +82,16 @@ def near_groups(bits: int, k: int, n_groups: int, seed: int) -> list[list[int]]:
     return groups
 
 
+def shuffled_copies(fps: list[int], copies: int, seed: int) -> list[list[int]]:
+    """``copies`` orderings of ``fps``, one per racing process, reproducible from ``seed``."""
+    lists = []
+    for i in range(copies):
+        mine = fps[:]
+        random.Random(seed + i).shuffle(mine)
+        lists.append(mine)
+    return lists
+
+
 def race_worker(url: str, bits: int, k: int, fps: list[int], tag: str, options: dict,
                 start: Callable[[], object] | None = None) -> list[tuple[int, bool]]:
     """Open the store, (wait at ``start``), check-and-add ``fps``: [(fingerprint, kept)]."""

@@ -14,7 +14,7 @@ from contentseen.stores import StoreError, open_store
 from redis_server import free_port, own_redis, redis_server, redis_url  # noqa: F401  (fixtures)
 from store_helpers import (
     assert_one_kept_per_group, check_against_brute_force, identity, near_groups, planted_workload,
-    race_processes, race_worker,
+    race_processes, race_worker, shuffled_copies,
 )
 
 redis = pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
@@ -262,11 +262,7 @@ def test_racing_threads_keep_exactly_one_per_content(redis_url):
 def test_racing_processes_keep_exactly_one_per_content(redis_url):
     groups = near_groups(128, 3, 60, seed=12)
     fps = [fp for group in groups for fp in group]
-    lists = []
-    for i in range(4):
-        mine = fps[:]
-        random.Random(100 + i).shuffle(mine)
-        lists.append(mine)
+    lists = shuffled_copies(fps, 4, seed=100)
     results = race_processes(redis_url, 128, 3, lists, {"prefix": "race"})
     assert_one_kept_per_group(groups, results)
     with store_at(redis_url, 128, 3, prefix="race") as store:

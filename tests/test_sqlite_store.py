@@ -20,7 +20,7 @@ from contentseen.stores import StoreError, open_store
 from contentseen.stores.sqlite import SQLiteStore, default_sqlite_url, sqlite_path
 from store_helpers import (
     assert_one_kept_per_group, check_against_brute_force, identity, near_groups, planted_workload,
-    race_processes,
+    race_processes, shuffled_copies,
 )
 
 
@@ -177,11 +177,7 @@ def test_racing_processes_keep_exactly_one_per_content(tmp_path):
     url = url_of(tmp_path / "shared.sqlite")
     groups = near_groups(64, 3, 60, seed=21)
     fps = [fp for group in groups for fp in group]
-    lists = []
-    for i in range(4):
-        mine = fps[:]
-        random.Random(200 + i).shuffle(mine)
-        lists.append(mine)
+    lists = shuffled_copies(fps, 4, seed=200)
     results = race_processes(url, 64, 3, lists)
     assert_one_kept_per_group(groups, results)
     with store_at(url) as store:
