@@ -29,6 +29,9 @@ class Features(Protocol):
     def ids(self, words: Sequence[str]) -> np.ndarray:
         """Row of each word; ``size`` for a word that is no feature."""
 
+    def row(self, word: bytes) -> int:
+        """Row of one word given as ASCII bytes; ``size`` when it is no feature."""
+
     @property
     def digest(self) -> str:
         """Stable short digest of the scheme."""
@@ -64,6 +67,9 @@ class Vocabulary:
             map(self.index.get, words, repeat(self.size)), dtype=np.intp, count=len(words)
         )
 
+    def row(self, word: bytes) -> int:
+        return self.index.get(word.decode("ascii"), self.size)
+
     @property
     def digest(self) -> str:
         return "v:" + hashlib.blake2b("\n".join(self.words).encode(), digest_size=8).hexdigest()
@@ -97,6 +103,9 @@ class HashedFeatures:
     def ids(self, words: Sequence[str]) -> np.ndarray:
         h = np.fromiter((xxhash.xxh64_intdigest(w.encode()) for w in words), dtype=np.uint64, count=len(words))
         return (h % np.uint64(self.size)).astype(np.intp)
+
+    def row(self, word: bytes) -> int:
+        return xxhash.xxh64_intdigest(word) % self.size
 
     @property
     def digest(self) -> str:

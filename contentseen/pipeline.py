@@ -13,13 +13,15 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import numpy as np
+
 from .corpus import read_pages
 from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
 from .hashtable import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
 from .simhash import Fingerprinter
 from .text import EXTRACT_MODES, Extract, decode_html, visible_text
-from .tokens import BUILTIN_STOPWORDS, content_words, load_stopwords, tokenize
+from .tokens import BUILTIN_STOPWORDS, load_stopwords, tokenize, word_counts
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -29,6 +31,8 @@ EXTRACTION_VERSION = 3
 # How a word's count on a page becomes its weight: raw count, 1 + ln(count), or 1; "auto" is
 # "tf" with a corpus vocabulary (the course's scheme, as contentseen-report computes it), else "log".
 WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
+# Words whose table row PageFingerprinter remembers (about 100 bytes each).
+_ROW_CACHE_SIZE = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -99,15 +103,24 @@ class PageFingerprint:
         return None if self.fingerprint is None else format(self.fingerprint, f"0{(bits + 3) // 4}x")
 
 
-def word_weights(words: list[str], weighting: str) -> Mapping[str, float]:
-    """Each distinct word's weight on a page: its count (``tf``), ``1 + ln(count)`` (``log``:
-    a word repeated all over a long page does not outweigh the rest of it), or 1 (``binary``)."""
-    counts = Counter(words)
+# 1 + ln(count) for the counts a page's words mostly have, computed once with math.log (the
+# weights must not depend on numpy's vectorised log, whose last bit may vary by CPU).
+_LOG_WEIGHTS = np.array([0.0] + [1.0 + math.log(c) for c in range(1, 4096)])
+
+
+def word_weights(counts: np.ndarray, weighting: str) -> np.ndarray:
+    """Each distinct word's weight on a page from its count: the count (``tf``), ``1 + ln(count)``
+    (``log``: a word repeated all over a long page does not outweigh the rest of it), or 1
+    (``binary``)."""
     if weighting == "tf":
-        return counts
+        return counts.astype(np.float64)
     if weighting == "log":
-        return {w: 1.0 + math.log(c) for w, c in counts.items()}
-    return dict.fromkeys(counts, 1.0)
+        weights = _LOG_WEIGHTS.take(np.minimum(counts, len(_LOG_WEIGHTS) - 1))
+        big = counts >= len(_LOG_WEIGHTS)
+        if big.any():
+            weights[big] = [1.0 + math.log(c) for c in counts[big].tolist()]
+        return weights
+    return np.ones(len(counts))
 
 
 class PageFingerprinter:
@@ -117,6 +130,10 @@ class PageFingerprinter:
         self.scheme = scheme
         self.stopwords = stopwords
         self.fingerprinter = Fingerprinter(features, table)
+        self._stopwords_bytes = frozenset(w.encode("ascii", "replace") for w in stopwords)
+        # Each word's table row (-1: a stopword), so a word is looked up and hashed once, not
+        # on every page; bounded (cleared when full) as a crawl meets ever more rare words.
+        self._rows: dict[bytes, int] = {}
         self.identity: dict[str, str] = {
             "bits": str(scheme.bits),
             "features": features.digest,
@@ -128,27 +145,41 @@ class PageFingerprinter:
             "weighting": scheme.word_weighting,
         }
 
-    def words_of_html(self, html: str) -> tuple[list[str], int]:
-        """Content words of an HTML document, and its visible text length."""
-        text = visible_text(html, self.scheme.extract)
-        return content_words(text, self.stopwords), len(text.strip())
+    def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprint:
+        """Fingerprint of a page given as the count of each of its words (ASCII bytes, stopwords
+        included or not); none when it has fewer than ``min_words`` content words (else every
+        near-empty page would duplicate every other)."""
+        rows_of = self._rows
+        words = list(counts)
+        missing = [w for w in words if w not in rows_of]
+        if missing:
+            if len(rows_of) + len(missing) > _ROW_CACHE_SIZE:
+                rows_of.clear()
+                missing = words
+            stop, row = self._stopwords_bytes, self.fingerprinter.features.row
+            rows_of.update((w, -1 if w in stop else row(w)) for w in missing)
+        rows = np.fromiter(map(rows_of.__getitem__, words), dtype=np.intp, count=len(words))
+        n = np.fromiter(counts.values(), dtype=np.int64, count=len(words))
+        content = rows >= 0
+        rows, n = rows[content], n[content]
+        total = int(n.sum())
+        if total < max(self.scheme.min_words, 1):
+            return PageFingerprint(None, total, text_chars)
+        fingerprint = self.fingerprinter.fingerprint_rows(rows, word_weights(n, self.scheme.word_weighting))
+        return PageFingerprint(fingerprint, total, text_chars)
 
     def of_words(self, words: list[str], text_chars: int) -> PageFingerprint:
-        """Fingerprint of a page's content words; none when it has fewer than ``min_words``
-        (else every near-empty page would duplicate every other)."""
-        if len(words) < max(self.scheme.min_words, 1):
-            return PageFingerprint(None, len(words), text_chars)
-        weights = word_weights(words, self.scheme.word_weighting)
-        return PageFingerprint(self.fingerprinter.fingerprint(weights), len(words), text_chars)
+        """Fingerprint of a page's words (as ``tokenize`` gives them)."""
+        return self.of_counts(Counter(w.encode("ascii") for w in words), text_chars)
+
+    def of_text(self, text: str) -> PageFingerprint:
+        """Fingerprint of plain text (``text/plain`` responses, extracted HTML text)."""
+        return self.of_counts(word_counts(text), len(text.strip()))
 
     def of_html(self, html: str) -> PageFingerprint:
         """Fingerprint of a decoded HTML document."""
-        return self.of_words(*self.words_of_html(html))
+        return self.of_text(visible_text(html, self.scheme.extract))
 
     def of_html_bytes(self, body: bytes, content_type: str | None = None) -> PageFingerprint:
         """Fingerprint of an HTML body as downloaded."""
         return self.of_html(decode_html(body, content_type))
-
-    def of_text(self, text: str) -> PageFingerprint:
-        """Fingerprint of plain text (``text/plain`` responses)."""
-        return self.of_words(content_words(text, self.stopwords), len(text.strip()))

@@ -86,6 +86,11 @@ class Fingerprinter:
         """Fingerprint of one page (its words or word counts), as an int."""
         return to_int(pack_bits((self.sums(page) > 0)[None, :])[0])
 
+    def fingerprint_rows(self, rows: np.ndarray, weights: np.ndarray) -> int:
+        """Fingerprint of one page given as the table row and the weight of each distinct word
+        (row ``features.size`` for a word that is no feature), as an int."""
+        return to_int(pack_bits((weights @ self._table.take(rows, axis=0) > 0)[None, :])[0])
+
     def fingerprint_many(self, pages: Sequence[Sequence[str] | Mapping[str, int]]) -> np.ndarray:
         """Fingerprints of many pages -> uint64 array (P, W)."""
         if any(isinstance(page, Mapping) for page in pages):

@@ -34,9 +34,8 @@ from w3lib.encoding import html_to_unicode
 Extract = Literal["main", "body"]
 EXTRACT_MODES: tuple[str, ...] = ("main", "body")
 
-# Never visible, or not text.
-_INVISIBLE = ["script", "style", "noscript", "template", "svg", "math", "iframe", "object",
-              "embed", "canvas", "select", "head"]
+# Never visible, or not text (one query; "head" too when a frameset page has no body).
+_INVISIBLE = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select"
 # One query finds both what marks the main content (main, article, role=main) and the
 # boilerplate left out when nothing does (nav, header, footer, aside, the navigation, banner,
 # contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
@@ -64,10 +63,18 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
     """The visible text of ``html``; tolerant of broken markup. ``dominant_block=False`` gives
     extraction v1's ``"main"`` (no narrowing of unmarked pages), for comparisons."""
     tree = LexborHTMLParser(html)
-    tree.strip_tags(_INVISIBLE)
-    root = tree.body or tree.root
+    root = tree.body
     if root is None:
-        return ""
+        root = tree.root
+        if root is None:
+            return ""
+        invisible = root.css(_INVISIBLE + ", head")
+    else:
+        invisible = root.css(_INVISIBLE)
+    # Last first: a match inside another is removed before the one holding it (one query over
+    # the tree instead of one per tag, as strip_tags does; half the time on large pages).
+    for node in reversed(invisible):
+        node.decompose()
     if extract == "main":
         mains, boilerplate = [], []
         for node in root.css(_MARKED):

@@ -8,6 +8,7 @@ one every fingerprint in the project uses, online and offline.
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from .errors import ContentSeenError
 
@@ -56,6 +57,11 @@ def _word_bytes(text: str | bytes) -> list[bytes]:
     if isinstance(text, str):
         text = text.encode("ascii", "replace")
     return text.translate(_LETTERS).split()
+
+
+def word_counts(text: str | bytes) -> Counter[bytes]:
+    """How often each word occurs in ``text`` (words as ASCII bytes, in first-seen order)."""
+    return Counter(_word_bytes(text))
 
 
 def content_words(text: str | bytes, stopwords: frozenset[str]) -> list[str]:

@@ -10,6 +10,7 @@ from contentseen.corpus import parse_pages
 from contentseen.errors import ContentSeenError
 from contentseen.features import HashedFeatures, Vocabulary
 from contentseen.hashtable import builtin_hashtable, parse_hashtable, table_digest
+from contentseen.pipeline import Scheme
 from contentseen.simhash import Fingerprinter, from_int, hamming, hamming_many, pack_bits, to_int
 from contentseen.tokens import BUILTIN_STOPWORDS, content_words, parse_stopwords, tokenize
 
@@ -106,3 +107,23 @@ def test_near_duplicate_text_is_close_and_different_text_far():
     a = fp.fingerprint(page)
     assert hamming(a, fp.fingerprint(page + ["banner", "updated"])) <= 3
     assert hamming(a, fp.fingerprint(other)) > 10
+
+
+def test_row_cache_gives_the_same_fingerprints_as_a_fresh_fingerprinter():
+    """The word -> row cache is cleared when full and must never change a fingerprint."""
+    from contentseen import pipeline
+
+    texts = [f"page {i} " + " ".join(f"w{chr(97 + i % 26)}{chr(97 + j % 26)}x{j % 7}" for j in range(40))
+             for i in range(30)]
+    warm = Scheme().build()
+    old = pipeline._ROW_CACHE_SIZE
+    pipeline._ROW_CACHE_SIZE = 50  # forces several clears over these pages
+    try:
+        got = [warm.of_text(t).fingerprint for t in texts]
+        assert len(warm._rows) <= 50
+    finally:
+        pipeline._ROW_CACHE_SIZE = old
+    assert got == [Scheme().build().of_text(t).fingerprint for t in texts]
+    # stopwords are no content words, wherever they come from
+    page = warm.of_text("the cat and the dog of the house")
+    assert page.words == 3
