@@ -1,10 +1,13 @@
 """How much ContentSeen costs next to a crawl.
 
-1. Per page, on real HTML (pydoc pages of the standard library): decode, extract, words,
-   fingerprint, SQLite check-and-add against a store already holding 100,000 fingerprints --
-   pages/s on one core, beside what a spider does with the same page anyway (parsel's text
-   extraction) as the baseline measured in the same run.
-2. A real local crawl of those pages (`scrapy crawl site`, served on 127.0.0.1), with the
+1. Per page, on real HTML, one core: decode, extract, words -> fingerprint, SQLite
+   check-and-add against a store already holding 100,000 fingerprints -- pages/s, beside two
+   references measured in the same run: the bare lexbor parse (the floor: no extraction can be
+   cheaper than parsing the page) and parsel's ``//body//text()`` (what a spider does with a
+   page anyway). Corpora: pydoc's pages of the standard library (on every machine) and, when
+   installed (``apt-get install python3-doc``), the Python documentation's Sphinx pages.
+2. The same, by page size: where the parse alone is already slower than a target rate.
+3. A real local crawl of the pydoc pages (``scrapy crawl site``, served on 127.0.0.1), with the
    middleware on and off: wall time and the middleware's share.
 
     python3 benchmarks/middleware.py [--pages 200] [--runs 3]
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import random
 import re
@@ -26,56 +30,101 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
+from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from contentseen.pipeline import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.text import decode_html, visible_text  # noqa: E402
-from contentseen.tokens import content_words  # noqa: E402
+
+CTYPE = "text/html; charset=utf-8"
+PYTHON_DOC = "/usr/share/doc/python3*/html/**/*.html"
+SIZE_BUCKETS = [(0, 8), (8, 16), (16, 32), (32, 64), (64, 128), (128, 1 << 20)]  # KiB
 
 
-def per_page(pages: list[bytes], repeat: int) -> list[tuple[str, float]]:
-    """Seconds per page of each stage, best of ``repeat`` passes over all pages."""
-    from parsel import Selector
+def best(fn, items: list, repeat: int) -> float:
+    """Seconds per item of ``fn``, best of ``repeat`` passes over all items."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for x in items:
+            fn(x)
+        times.append((time.perf_counter() - t) / len(items))
+    return min(times)
 
-    pf = Scheme().build()
+
+def store_seconds(pf, bodies: list[bytes], repeat: int) -> float:
+    """Seconds per SQLite check-and-add of a fresh fingerprint, 100,000 already stored."""
     scheme = pf.scheme
-    ctype = "text/html; charset=utf-8"
-    n = len(pages)
-
-    def best(fn) -> float:
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            for i in range(n):
-                fn(i)
-            times.append((time.perf_counter() - t) / n)
-        return min(times)
-
-    htmls = [decode_html(p, ctype) for p in pages]
-    texts = [visible_text(h, scheme.extract) for h in htmls]
-    words = [content_words(t, pf.stopwords) for t in texts]
-    fps = [f for f in (pf.of_words(w, 0).fingerprint for w in words) if f is not None]
-
+    fps = [f for f in (pf.of_html_bytes(b, CTYPE).fingerprint for b in bodies) if f is not None]
+    rnd = random.Random(1)
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(f"sqlite:///{tmp}/bench.sqlite", pf.identity, scheme.bits, scheme.distance)
-        rnd = random.Random(1)
         for i in range(100_000):
             store.check_and_add(rnd.getrandbits(scheme.bits), f"http://filler/{i}")
-        # Fresh fingerprints (high bits flipped): each call is a lookup plus an insert.
-        t_store = best(lambda i: store.check_and_add(fps[i % len(fps)] ^ rnd.getrandbits(scheme.bits), "http://x/"))
+        # Random high bits flipped: each call is a lookup plus an insert.
+        t = best(lambda f: store.check_and_add(f ^ rnd.getrandbits(scheme.bits), "http://x/"), fps, repeat)
         store.close()
+    return t
 
-    t_all = best(lambda i: pf.of_html_bytes(pages[i], ctype))
+
+def stages(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[tuple[str, float]]:
+    """Seconds per page of each stage and of the whole way, and of the two references."""
+    from parsel import Selector
+
+    htmls = [decode_html(b, CTYPE) for b in bodies]
+    texts = [visible_text(h, pf.scheme.extract) for h in htmls]
+    t_all = best(lambda b: pf.of_html_bytes(b, CTYPE), bodies, repeat) + t_store
     return [
-        ("decode (w3lib)", best(lambda i: decode_html(pages[i], ctype))),
-        ("extract visible text (selectolax)", best(lambda i: visible_text(htmls[i], scheme.extract))),
-        ("words (tokenise + stopwords)", best(lambda i: content_words(texts[i], pf.stopwords))),
-        ("fingerprint", best(lambda i: pf.of_words(words[i], 0))),
+        ("decode (w3lib)", best(lambda b: decode_html(b, CTYPE), bodies, repeat)),
+        ("extract visible text (selectolax)", best(lambda h: visible_text(h, pf.scheme.extract), htmls, repeat)),
+        ("words -> fingerprint", best(pf.of_text, texts, repeat)),
         ("SQLite check-and-add (100k stored)", t_store),
-        ("ALL: bytes -> decision", t_all + t_store),
-        ("baseline: parsel //body//text()", best(lambda i: Selector(text=htmls[i]).xpath("//body//text()").getall())),
+        ("ALL: bytes -> decision", t_all),
+        ("floor: lexbor parse alone", best(LexborHTMLParser, bodies, repeat)),
+        ("reference: parsel //body//text()", best(lambda h: Selector(text=h).xpath("//body//text()").getall(), htmls, repeat)),
     ]
+
+
+def by_size(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[dict]:
+    """Pages/s of the whole way and of the bare parse, per page-size bucket."""
+    rows = []
+    for lo, hi in SIZE_BUCKETS:
+        part = [b for b in bodies if lo * 1024 <= len(b) < hi * 1024]
+        if not part:
+            continue
+        t_all = best(lambda b: pf.of_html_bytes(b, CTYPE), part, repeat) + t_store
+        t_parse = best(LexborHTMLParser, part, repeat)
+        rows.append({
+            "size": f"{lo}-{hi} KiB" if hi < 1 << 20 else f">= {lo} KiB",
+            "pages": len(part),
+            "kib": f"{sum(map(len, part)) / len(part) / 1024:.1f}",
+            "ms": f"{t_all * 1e3:.3f}",
+            "rate": int(1 / t_all),
+            "parse": int(1 / t_parse),
+            "share": f"{t_parse / t_all * 100:.0f}%",
+        })
+    return rows
+
+
+def per_page(corpora: dict[str, list[bytes]], repeat: int) -> None:
+    """Print the stage table of each corpus, then the by-size table of all of them."""
+    pf = Scheme().build()
+    everything = [b for bodies in corpora.values() for b in bodies]
+    t_store = store_seconds(pf, everything[:2000], repeat)
+    for name, bodies in corpora.items():
+        total = sum(map(len, bodies))
+        print(f"\n{name}: {len(bodies)} pages, {total / len(bodies) / 1024:.1f} KiB mean HTML")
+        rows = stages(pf, bodies, repeat, t_store)
+        base = rows[-1][1]
+        print(f"{'stage (one core)':38} {'ms/page':>8} {'pages/s':>9} {'MB/s':>7} {'x parsel':>9}")
+        for stage, sec in rows:
+            print(f"{stage:38} {sec * 1e3:8.3f} {1 / sec:9.0f} {total / len(bodies) / sec / 1e6:7.1f} {sec / base:9.2f}")
+    print(f"\nby page size, both corpora (one core; share: the bare parse's part of the whole way):")
+    print_table(by_size(pf, everything, repeat, t_store), [
+        ("size", "HTML size"), ("pages", "pages"), ("kib", "mean KiB"), ("ms", "ms/page"),
+        ("rate", "pages/s"), ("parse", "parse alone, pages/s"), ("share", "parse share")])
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -122,16 +171,13 @@ def main() -> None:
     args = ap.parse_args()
 
     site = pydoc_pages(args.pages)
-    bodies = [b for p, b in site.items() if p != "/index.html"]
-    total = sum(map(len, bodies))
-    print(f"corpus: {len(bodies)} pydoc pages of the standard library, "
-          f"{total / len(bodies) / 1024:.1f} KiB mean HTML, {total / 2**20:.1f} MiB in all\n")
-
-    rows = per_page(bodies, args.runs)
-    base = rows[-1][1]
-    print(f"{'stage (one core)':38} {'ms/page':>8} {'pages/s':>9} {'x baseline':>10}")
-    for name, sec in rows:
-        print(f"{name:38} {sec * 1e3:8.3f} {1 / sec:9.0f} {sec / base:10.2f}")
+    corpora = {"pydoc pages of the standard library": [b for p, b in site.items() if p != "/index.html"]}
+    sphinx = sorted({os.path.realpath(f) for f in glob.glob(PYTHON_DOC, recursive=True)})  # python3/ links python3.X/
+    if sphinx:
+        corpora["python-doc (Sphinx) pages"] = [Path(f).read_bytes() for f in sphinx]
+    else:
+        print(f"(no {PYTHON_DOC}: apt-get install python3-doc adds the Sphinx corpus)")
+    per_page(corpora, args.runs)
 
     _Handler.pages = site
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)

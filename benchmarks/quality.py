@@ -135,11 +135,8 @@ class Variant:
         self.dominant_block = dominant_block
 
     def of_html(self, html: str) -> PageFingerprint:
-        if self.dominant_block:
-            words, chars = self.base.words_of_html(html)
-        else:
-            text = text_mod.visible_text(html, self.scheme.extract, dominant_block=False)
-            words, chars = content_words(text, self.base.stopwords), len(text.strip())
+        text = text_mod.visible_text(html, self.scheme.extract, dominant_block=self.dominant_block)
+        words, chars = content_words(text, self.base.stopwords), len(text.strip())
         if self.weigh is None:
             return self.base.of_words(words, chars)
         if len(words) < max(self.scheme.min_words, 1):

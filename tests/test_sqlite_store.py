@@ -35,8 +35,11 @@ def store_at(url: str, bits: int = 64, k: int = 3, **changes: str) -> SQLiteStor
 # ------------------------------------------------------------------ semantics
 
 
+@pytest.mark.parametrize("few", [0, 1 << 20], ids=["numpy", "python"])
 @pytest.mark.parametrize("bits,k,seed", [(64, 3, 1), (128, 3, 2), (100, 4, 3), (30, 2, 4)])
-def test_check_and_add_equals_brute_force(tmp_path, bits, k, seed):
+def test_check_and_add_equals_brute_force(tmp_path, monkeypatch, bits, k, seed, few):
+    # both ways of comparing the candidates: numpy (many) and Python ints (few)
+    monkeypatch.setattr("contentseen.stores.sqlite._FEW_CANDIDATES", few)
     ops = planted_workload(bits, k, 1200, seed)
     with store_at(url_of(tmp_path / "fp.sqlite"), bits, k) as store:
         dropped = check_against_brute_force(store, ops, k)

@@ -26,6 +26,9 @@ _BUSY_TIMEOUT_S = 60.0
 # goes into k+1 B-trees at random places, and at millions of rows a small cache rewrites the same
 # index pages over and over. Given back when the load ends.
 _BULK_CACHE_KIB = 1 << 20
+# Up to this many candidates a lookup compares them in Python, beyond it in numpy.
+_FEW_CANDIDATES = 48
+_WORD = (1 << 64) - 1
 
 
 def sqlite_path(url: str) -> Path:
@@ -130,6 +133,8 @@ class SQLiteStore(FingerprintStore):
         id_list, *word_lists = self._db.execute(self._select, self._keys(fingerprint)).fetchone()
         if id_list is None:  # no candidate at all
             return None
+        if id_list.count(",") < _FEW_CANDIDATES:
+            return self._closest_of_few(fingerprint, id_list, word_lists)
         words = np.stack(
             [np.fromstring(text, dtype=np.int64, sep=",") for text in word_lists], axis=1
         ).view(np.uint64)
@@ -143,6 +148,16 @@ class SQLiteStore(FingerprintStore):
         for w in words[best].tolist():
             value = (value << 64) | w
         return int(dist[best]), int(ids[best]), value
+
+    def _closest_of_few(self, fingerprint: int, id_list: str, word_lists: list[str]) -> tuple[int, int, int] | None:
+        """``_closest`` for a few candidates, in Python ints: numpy's fixed cost per call is
+        most of a lookup's time while a store is small."""
+        values = [0] * (id_list.count(",") + 1)
+        for text in word_lists:
+            values = [(v << 64) | (int(w) & _WORD) for v, w in zip(values, text.split(","))]
+        near = [((v ^ fingerprint).bit_count(), int(i), v) for i, v in zip(id_list.split(","), values)]
+        best = min(near)  # closest, then first stored
+        return best if best[0] <= self.distance else None
 
     def _match(self, best: tuple[int, int, int]) -> Match:
         (url,) = self._db.execute("SELECT url FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
