@@ -55,6 +55,21 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
         raise ContentSeenError(f"CONTENTSEEN_* setting is not a number: {exc}") from None
 
 
+class _ReportedError(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" record when the exception is a
+    ``ContentSeenError``: ``from_crawler`` has already logged it as one line. (Under the asyncio
+    reactor, Scrapy's default; other reactors still print Twisted's traceback after that line.)"""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], ContentSeenError))
+
+
+def _quiet_reported_errors() -> None:
+    log = logging.getLogger("asyncio")
+    if not any(isinstance(f, _ReportedError) for f in log.filters):
+        log.addFilter(_ReportedError())
+
+
 class ContentSeenMiddleware:
     """Fingerprint each 2xx HTML/text response; drop it (``IgnoreRequest``) when a stored page is
     within ``CONTENTSEEN_DISTANCE``, else store its fingerprint and let it through."""
@@ -75,8 +90,10 @@ class ContentSeenMiddleware:
         try:
             return cls._from_settings(crawler)
         except ContentSeenError as exc:
-            # Scrapy follows with a traceback; this line says what to fix.
+            # This line says what to fix; the crawl then fails (exit code 1) without the
+            # traceback asyncio would log for the same exception.
             logger.critical("ContentSeen cannot start: %s", exc)
+            _quiet_reported_errors()
             raise
 
     @classmethod

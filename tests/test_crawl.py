@@ -201,6 +201,8 @@ def test_store_made_with_another_scheme_is_refused(run, tmp_path):
         c = crawl([a.u("/")], tmp_path, store, "CONTENTSEEN_BITS=128", name="bits128")
         assert c.returncode != 0
         assert f"store sqlite:///{store} was made with another fingerprint scheme" in c.log
+        # one CRITICAL line says it all: no traceback after it
+        assert [e.split("] ", 1)[1][:34] for e in c.errors()] == ["CRITICAL: ContentSeen cannot start"], c.errors()
         assert "bits 64 (store) vs 128 (this crawl)" in c.log
         assert a.requests == [], "the crawl must not start with a store it cannot use"
     assert c.items == []
