@@ -51,16 +51,27 @@ class Vocabulary:
     def fit(
         cls, pages: Iterable[Iterable[str]], n: int, stopwords: frozenset[str] = frozenset()
     ) -> "Vocabulary":
-        """Top ``n`` non-stopwords over all ``pages`` by count descending, ties in byte order.
+        """Top ``n`` non-stopwords over all ``pages``: see ``from_counts``."""
+        counts = Counter(w.encode("ascii") for w in chain.from_iterable(pages))
+        return cls.from_counts(list(counts), np.fromiter(counts.values(), np.int64, len(counts)), n, stopwords)[0]
 
-        Stopwords are dropped from the counts, not from the pages: the vocabulary never holds
+    @classmethod
+    def from_counts(
+        cls, distinct: Sequence[bytes], counts: np.ndarray, n: int, stopwords: frozenset[str] = frozenset()
+    ) -> tuple["Vocabulary", np.ndarray]:
+        """The top ``n`` of the ``distinct`` words (ASCII bytes) that are no stopword, by count
+        (``counts[i]`` for ``distinct[i]``) descending, ties in byte order; and the index in
+        ``distinct`` of each of its words.
+
+        Stopwords are dropped from the ranking, not from the pages: the vocabulary never holds
         one, so a page's stopwords fall on the zero row whether or not they were filtered.
         """
-        counts = Counter(chain.from_iterable(pages))
-        for word in stopwords:
-            counts.pop(word, None)
-        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].encode()))
-        return cls([w for w, _ in ranked[:n]])
+        stop = {s.encode() for s in stopwords if s.isascii()}
+        cand = np.flatnonzero(np.fromiter((w not in stop for w in distinct), bool, len(distinct)))
+        byte_rank = np.empty(len(distinct), dtype=np.intp)
+        byte_rank[sorted(range(len(distinct)), key=distinct.__getitem__)] = np.arange(len(distinct))
+        top = cand[np.lexsort((byte_rank[cand], -np.asarray(counts)[cand]))[:n]]
+        return cls([distinct[i].decode("ascii") for i in top]), top
 
     def ids(self, words: Sequence[str]) -> np.ndarray:
         return np.fromiter(

@@ -49,9 +49,9 @@ def _article_features(
     """``Vocabulary.fit`` of the article pages' words, the vocabulary row of every word of every
     page (``vocab.size`` for a word outside it), and the number of words of each page.
 
-    The same ranking as ``Vocabulary.fit`` (count descending, ties in byte order) in one pass
-    over the words: page by page, each distinct word is numbered on first sight, so no page's
-    word list outlives its page; counts, ranking and rows are numpy operations on the numbers.
+    One pass over the words: page by page, each distinct word is numbered on first sight, so no
+    page's word list outlives its page; counts and rows are numpy operations on the numbers, and
+    the ranking is ``Vocabulary.from_counts``, as in ``Vocabulary.fit``.
     """
     numbering: defaultdict[bytes, int] = defaultdict(count().__next__)
     number = numbering.__getitem__
@@ -60,15 +60,7 @@ def _article_features(
     uid = np.concatenate(pages) if pages else np.zeros(0, np.intp)
     distinct = list(numbering)
     counts = np.bincount(uid, minlength=len(distinct))
-    # Stopwords are dropped from the ranking (they stay in the pages, on the zero row).
-    stop = (w.encode() for w in stopwords if w.isascii())
-    keep = np.ones(len(distinct), dtype=bool)
-    keep[[numbering[w] for w in stop if w in numbering]] = False
-    cand = np.flatnonzero(keep)
-    byte_rank = np.empty(len(distinct), dtype=np.intp)
-    byte_rank[sorted(range(len(distinct)), key=distinct.__getitem__)] = np.arange(len(distinct))
-    top = cand[np.lexsort((byte_rank[cand], -counts[cand]))[:n]]
-    vocab = Vocabulary([distinct[i].decode("ascii") for i in top])
+    vocab, top = Vocabulary.from_counts(distinct, counts, n, stopwords)
     row = np.full(len(distinct), vocab.size, dtype=np.intp)
     row[top] = np.arange(vocab.size)
     return vocab, row[uid], lengths
@@ -79,7 +71,7 @@ def build_report(data: ReportInput, distance: int = 3) -> list[str]:
     # Stopwords are left in the pages: the vocabulary holds none, so they weigh nothing.
     vocab, article_rows, lengths = _article_features(data.article, data.table.shape[0], data.stopwords)
     fp = Fingerprinter(vocab, data.table)
-    article_fps = fp._fingerprint_ids(article_rows, lengths)
+    article_fps = fp.fingerprint_rows_many(article_rows, lengths)
     sample_fps = fp.fingerprint_many([tokenize(p.text) for p in data.sample])
     ids = [p.id for p in data.article]
     return [

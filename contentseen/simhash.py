@@ -100,9 +100,9 @@ class Fingerprinter:
             return pack_bits(signs)
         # Word lists: one features.ids call for all words, then counting in numpy.
         ids = self.features.ids(list(chain.from_iterable(pages)))
-        return self._fingerprint_ids(ids, [len(page) for page in pages])
+        return self.fingerprint_rows_many(ids, [len(page) for page in pages])
 
-    def _fingerprint_ids(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
+    def fingerprint_rows_many(self, ids: np.ndarray, lengths: Sequence[int]) -> np.ndarray:
         """Fingerprints of pages given as the feature rows of all their words, page after page
         (``lengths[i]`` words for page i; row ``features.size`` for a word that is no feature)
         -> uint64 array (P, W). Equal to ``fingerprint_many`` of the word lists."""
