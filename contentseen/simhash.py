@@ -89,7 +89,9 @@ class Fingerprinter:
     def fingerprint_rows(self, rows: np.ndarray, weights: np.ndarray) -> int:
         """Fingerprint of one page given as the table row and the weight of each distinct word
         (row ``features.size`` for a word that is no feature), as an int."""
-        return to_int(pack_bits((weights @ self._table.take(rows, axis=0) > 0)[None, :])[0])
+        signs = weights @ self._table.take(rows, axis=0) > 0
+        # packbits pads the last byte on the right; shifting the padding out right-aligns the bits
+        return int.from_bytes(np.packbits(signs).tobytes(), "big") >> (-self.bits % 8)
 
     def fingerprint_many(self, pages: Sequence[Sequence[str] | Mapping[str, int]]) -> np.ndarray:
         """Fingerprints of many pages -> uint64 array (P, W)."""

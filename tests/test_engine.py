@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -79,11 +81,14 @@ def test_fingerprint_by_hand():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.sampled_from(["w%d" % i for i in range(40)]), max_size=60), st.sampled_from([16, 64, 100, 128]))
-def test_fingerprint_many_equals_one_by_one(words, bits):
+@given(st.lists(st.sampled_from(["w%d" % i for i in range(40)]), max_size=60), st.sampled_from([1, 7, 16, 30, 64, 100, 128]))
+def test_fingerprint_many_and_rows_equal_one_by_one(words, bits):
     fp = Fingerprinter(HashedFeatures(64), builtin_hashtable(64, bits))
     assert to_int(fp.fingerprint_many([words])[0]) == fp.fingerprint(words)
     assert fp.fingerprint(words) < (1 << bits)
+    counts = Counter(words)
+    rows = fp.features.ids(list(counts))
+    assert fp.fingerprint_rows(rows, np.array(list(counts.values()), dtype=np.float64)) == fp.fingerprint(words)
 
 
 @given(st.integers(0, (1 << 128) - 1), st.integers(0, (1 << 128) - 1))
