@@ -959,9 +959,10 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def serve(pages: Mapping[str, Page], *, requests: list[str] | None = None, delay: float = 0.0) -> Iterator[str]:
     """Serve ``pages`` on ``http://127.0.0.1:<free port>`` in background threads; yield the base
-    URL (no trailing slash). Each requested path is appended to ``requests`` when given; each
-    response waits ``delay`` seconds first."""
-    handler = type("Handler", (_Handler,), {"pages": dict(pages), "requests": requests, "delay": delay})
+    URL (no trailing slash). ``pages`` is read at each request, so a page added to it is served
+    from then on. Each requested path is appended to ``requests`` when given; each response
+    waits ``delay`` seconds first."""
+    handler = type("Handler", (_Handler,), {"pages": pages, "requests": requests, "delay": delay})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="demosite", daemon=True)

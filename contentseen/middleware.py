@@ -7,13 +7,15 @@ redirects)::
 
 All logic lives in ``contentseen.pipeline`` and ``contentseen.stores``; this class reads
 ``CONTENTSEEN_*`` settings, keeps stats under ``contentseen/`` and logs each drop.
+``ContentSeenSpiderMiddleware`` serves ``CONTENTSEEN_REVISITS=follow``: it drops the items of a
+page crawled again unchanged, whose links the spider still follows.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -35,6 +37,8 @@ logger = logging.getLogger(__name__)
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain",)
 ON_STORE_ERROR = ("keep", "stop")
+REVISITS = ("drop", "follow")
+SPIDER_MIDDLEWARE = "contentseen.middleware.ContentSeenSpiderMiddleware"
 
 
 def scheme_from_settings(settings: BaseSettings) -> Scheme:
@@ -74,12 +78,14 @@ class ContentSeenMiddleware:
     """Fingerprint each 2xx HTML/text response; drop it (``IgnoreRequest``) when a stored page is
     within ``CONTENTSEEN_DISTANCE``, else store its fingerprint and let it through."""
 
-    def __init__(self, crawler: Crawler, pages: PageFingerprinter, store: FingerprintStore, on_store_error: str):
+    def __init__(self, crawler: Crawler, pages: PageFingerprinter, store: FingerprintStore,
+                 on_store_error: str = "keep", revisits: str = "drop"):
         self.crawler = crawler
         self.stats = crawler.stats
         self.pages = pages
         self.store = store
         self.on_store_error = on_store_error
+        self.revisits = revisits
         self.bits = pages.scheme.bits
         self._closing = False
 
@@ -102,13 +108,19 @@ class ContentSeenMiddleware:
         on_error = settings.get("CONTENTSEEN_ON_STORE_ERROR", "keep")
         if on_error not in ON_STORE_ERROR:
             raise ContentSeenError(f"CONTENTSEEN_ON_STORE_ERROR: {on_error!r} is not one of {ON_STORE_ERROR}")
+        revisits = settings.get("CONTENTSEEN_REVISITS", "drop")
+        if revisits not in REVISITS:
+            raise ContentSeenError(f"CONTENTSEEN_REVISITS: {revisits!r} is not one of {REVISITS}")
+        if revisits == "follow" and SPIDER_MIDDLEWARE not in settings.getwithbase("SPIDER_MIDDLEWARES"):
+            # Without it the items of unchanged pages would reach the item pipeline again.
+            raise ContentSeenError(f"CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES = {{{SPIDER_MIDDLEWARE!r}: 100}}")
         pages = scheme_from_settings(settings).build()
         url = settings.get("CONTENTSEEN_STORE") or default_sqlite_url(settings.get("JOBDIR"))
         store = open_store(
             url, pages.identity, pages.scheme.bits, pages.scheme.distance,
             prefix=settings.get("CONTENTSEEN_REDIS_PREFIX", "contentseen"),
         )
-        mw = cls(crawler, pages, store, on_error)
+        mw = cls(crawler, pages, store, on_error, revisits)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         logger.info("ContentSeen: store %s, %d bits, distance %d, extract %s",
                     url, pages.scheme.bits, pages.scheme.distance, pages.scheme.extract)
@@ -150,6 +162,14 @@ class ContentSeenMiddleware:
         if match is None:
             self.stats.inc_value("contentseen/stored")
             return response
+        if match.url == response.url and self.revisits == "follow":
+            self.stats.inc_value("contentseen/revisited")
+            request.meta["contentseen"]["unchanged"] = match.distance
+            logger.info(
+                "ContentSeen: %s is unchanged since it was stored (distance %d): links followed, items dropped",
+                response.url, match.distance,
+            )
+            return response
         self.stats.inc_value("contentseen/dropped")
         self.stats.inc_value(f"contentseen/dropped/distance_{match.distance}")
         logger.info(
@@ -173,3 +193,40 @@ class ContentSeenMiddleware:
             return
         self._closing = True
         deferred_from_coro(engine.close_spider_async(reason=reason))
+
+
+class ContentSeenSpiderMiddleware:
+    """With ``CONTENTSEEN_REVISITS=follow``: drops the items a spider makes from a page that
+    ``ContentSeenMiddleware`` found unchanged since it was stored, and lets its requests (the
+    links it follows) through. Enable with
+    ``SPIDER_MIDDLEWARES = {"contentseen.middleware.ContentSeenSpiderMiddleware": 100}``."""
+
+    def __init__(self, stats: Any):
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "ContentSeenSpiderMiddleware":
+        return cls(crawler.stats)
+
+    @staticmethod
+    def _unchanged(response: Response) -> bool:
+        return "unchanged" in response.meta.get("contentseen", {})
+
+    def _keep(self, output: Any) -> bool:
+        if isinstance(output, Request):
+            return True
+        self.stats.inc_value("contentseen/revisit_items_dropped")
+        return False
+
+    def process_spider_output(self, response: Response, result: Iterable[Any], spider: Spider | None = None) -> Iterable[Any]:
+        if not self._unchanged(response):
+            return result
+        return (x for x in result if self._keep(x))
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
+        unchanged = self._unchanged(response)
+        async for x in result:
+            if not unchanged or self._keep(x):
+                yield x

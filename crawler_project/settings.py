@@ -11,6 +11,8 @@ FEED_EXPORT_ENCODING = "utf-8"
 
 # Below 580: ContentSeen sees decompressed bodies and final pages after redirects.
 DOWNLOADER_MIDDLEWARES = {"contentseen.middleware.ContentSeenMiddleware": 560}
+# Drops the items of pages found unchanged when CONTENTSEEN_REVISITS is "follow".
+SPIDER_MIDDLEWARES = {"contentseen.middleware.ContentSeenSpiderMiddleware": 100}
 
 # ContentSeen defaults, spelled out (see README, "Settings").
 CONTENTSEEN_ENABLED = True

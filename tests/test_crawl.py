@@ -304,3 +304,51 @@ def test_sqlite_store_survives_kill_9_mid_crawl(tmp_path):
     assert {path_of(u) for u in c.item_urls()} == set(starts) - stored_paths
     assert c.stats["contentseen/stored"] == len(starts) - len(stored_paths)
     assert len(store_rows(store)) == len(starts)
+
+
+# --------------------------------------------------------------------------------------------
+# Crawling a site again for what is new: CONTENTSEEN_REVISITS.
+
+NEW_ARTICLE = ds.Article(
+    "moth-trapping", "science", "Counting Moths by Lamplight in a Suburban Garden", "Ines Okafor",
+    "3 May 2024", "A volunteer survey finds more species than anyone expected.", ("science", "nature"),
+    "Every Friday from April to October, a white sheet and a mercury-vapour lamp go up behind a "
+    "terraced house, and by dawn the egg boxes beneath them hold a census of the night.\n\n"
+    "The volunteers log each moth by species and release it at dusk the following evening. "
+    "Over three summers they recorded more than two hundred species, among them hawk-moths "
+    "that feed on the honeysuckle along the railway embankment.\n\n"
+    "Entomologists at the county museum say such records fill gaps that professional surveys "
+    "cannot reach, because private gardens are where most suburban land actually lies.",
+)
+
+
+def test_revisits_follow_finds_new_pages_behind_unchanged_ones_and_drop_stops(tmp_path):
+    store = tmp_path / STORE_NAME
+    site = dict(SITE_A)
+    with host(site) as a:
+        first = crawl([a.u("/")], tmp_path, store, name="r1")
+        assert first.returncode == 0, first.log[-3000:]
+        # A new article, linked (by a link without text: the index's text stays the same) from the
+        # unchanged index page.
+        site[NEW_ARTICLE.path] = ds.Page("text/html; charset=utf-8", ds.article_page(NEW_ARTICLE).encode())
+        index = site[ds.INDEX]
+        site[ds.INDEX] = index._replace(body=index.body.replace(
+            b"</body>", f'<a href="{NEW_ARTICLE.path}"></a></body>'.encode()))
+
+        mark = a.mark()
+        dropping = crawl([a.u("/")], tmp_path, store, name="r2-drop")
+        assert dropping.returncode == 0, dropping.log[-3000:]
+        assert dropping.items == [] and [path_of(d.url) for d in dropping.drops] == ["/"]
+        assert NEW_ARTICLE.path not in a.since(mark)  # the index's links were not followed
+
+        following = crawl([a.u("/")], tmp_path, store, "CONTENTSEEN_REVISITS=follow", name="r2-follow")
+        assert following.returncode == 0, following.log[-3000:]
+        assert following.errors() == []
+    # New content is kept; pages too short to fingerprint are never stored, so they come again.
+    assert sorted(path_of(u) for u in following.item_urls()) == sorted({NEW_ARTICLE.path} | ds.SHORT_PATHS)
+    assert following.drops == []
+    revisited = following.stats["contentseen/revisited"]
+    assert revisited == len(first.items) - len(ds.SHORT_PATHS)  # every stored page, unchanged
+    assert following.stats["contentseen/revisit_items_dropped"] == revisited
+    assert following.stats["contentseen/stored"] == 1
+    assert f"ContentSeen: {a.u('/')} is unchanged since it was stored (distance 0)" in following.log

@@ -3,19 +3,22 @@ process): the same outcomes tests/test_crawl.py asserts through real crawls, in 
 
 from __future__ import annotations
 
+import asyncio
 import gzip
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Request
+from scrapy.http import HtmlResponse, Request
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.test import get_crawler
 
 from contentseen import demosite as ds
-from contentseen.middleware import ContentSeenMiddleware
+from contentseen.errors import ContentSeenError
+from contentseen.middleware import ContentSeenMiddleware, ContentSeenSpiderMiddleware
 from contentseen.pipeline import Scheme
 
 SITE_A = ds.build_site(mirror=False)
@@ -124,3 +127,35 @@ def test_different_pages_are_beyond_the_distance(path, pages):
     a = pages.of_html_bytes(SITE_A[path].body, SITE_A[path].content_type)
     b = pages.of_html_bytes(SITE_B[path].body, SITE_B[path].content_type)
     assert (a.fingerprint ^ b.fingerprint).bit_count() > pages.scheme.distance
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"CONTENTSEEN_REVISITS": "maybe"}, "CONTENTSEEN_REVISITS: 'maybe' is not one of ('drop', 'follow')"),
+    ({"CONTENTSEEN_REVISITS": "follow"}, "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),
+])
+def test_revisit_settings_are_checked(tmp_path, settings, message):
+    crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}", **settings})
+    with pytest.raises(ContentSeenError, match=re.escape(message)):
+        ContentSeenMiddleware.from_crawler(crawler)
+    assert not (tmp_path / "fp.sqlite").exists()  # refused before the store is opened
+
+
+def test_spider_middleware_drops_only_the_items_of_unchanged_pages():
+    crawler = get_crawler(settings_dict={})
+    smw = ContentSeenSpiderMiddleware.from_crawler(crawler)
+    out = [Request("http://a.test/next"), {"url": "http://a.test/"}]
+    for meta, want in [({}, out), ({"contentseen": {"fingerprint": "ab"}}, out),
+                       ({"contentseen": {"fingerprint": "ab", "unchanged": 0}}, out[:1])]:
+        request = Request("http://a.test/", meta=meta)
+        response = HtmlResponse("http://a.test/", body=b"<p>x</p>", request=request)
+        assert list(smw.process_spider_output(response, iter(out))) == want
+
+        async def collect(result):
+            return [x async for x in smw.process_spider_output_async(response, result)]
+
+        async def agen():
+            for x in out:
+                yield x
+
+        assert asyncio.run(collect(agen())) == want
+    assert crawler.stats.get_value("contentseen/revisit_items_dropped") == 2
