@@ -121,7 +121,7 @@ def per_page(corpora: dict[str, list[bytes]], repeat: int) -> None:
         print(f"{'stage (one core)':38} {'ms/page':>8} {'pages/s':>9} {'MB/s':>7} {'x parsel':>9}")
         for stage, sec in rows:
             print(f"{stage:38} {sec * 1e3:8.3f} {1 / sec:9.0f} {total / len(bodies) / sec / 1e6:7.1f} {sec / base:9.2f}")
-    print(f"\nby page size, both corpora (one core; share: the bare parse's part of the whole way):")
+    print("\nby page size, both corpora (one core; share: the bare parse's part of the whole way):")
     print_table(by_size(pf, everything, repeat, t_store), [
         ("size", "HTML size"), ("pages", "pages"), ("kib", "mean KiB"), ("ms", "ms/page"),
         ("rate", "pages/s"), ("parse", "parse alone, pages/s"), ("share", "parse share")])

@@ -4,7 +4,6 @@ implementation, CRLF input, and one-line errors on bad input."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
 

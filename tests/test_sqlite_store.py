@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from contentseen.errors import ContentSeenError
-from contentseen.stores import StoreError, open_store
+from contentseen.stores import open_store
 from contentseen.stores.sqlite import SQLiteStore, default_sqlite_url, sqlite_path
 from store_helpers import (
     assert_one_kept_per_group, check_against_brute_force, identity, near_groups, planted_workload,

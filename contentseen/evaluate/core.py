@@ -212,7 +212,7 @@ def evaluate(
     are duplicates) and ``bands`` is off; else its Jaccard: a duplicate when >= ``dup_jaccard``.
     """
     labelled = pairset.labelled and not bands
-    bits, k = scheme.bits, scheme.distance
+    k = scheme.distance
     results: list[PairResult] = []
     skipped: list[tuple[str, str]] = []
     by_key = {p.key: p for p in pairset.pairs}
