@@ -59,6 +59,14 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
         raise ContentSeenError(f"CONTENTSEEN_* setting is not a number: {exc}") from None
 
 
+def _spider_middleware_enabled(settings: BaseSettings) -> bool:
+    """Whether SPIDER_MIDDLEWARES holds ContentSeenSpiderMiddleware (by path or class), not None."""
+    return any(
+        order is not None and (key == SPIDER_MIDDLEWARE or key is ContentSeenSpiderMiddleware)
+        for key, order in settings.getwithbase("SPIDER_MIDDLEWARES").items()
+    )
+
+
 class _ReportedError(logging.Filter):
     """Drops asyncio's "Task exception was never retrieved" record when the exception is a
     ``ContentSeenError``: ``from_crawler`` has already logged it as one line. (Under the asyncio
@@ -111,7 +119,7 @@ class ContentSeenMiddleware:
         revisits = settings.get("CONTENTSEEN_REVISITS", "drop")
         if revisits not in REVISITS:
             raise ContentSeenError(f"CONTENTSEEN_REVISITS: {revisits!r} is not one of {REVISITS}")
-        if revisits == "follow" and SPIDER_MIDDLEWARE not in settings.getwithbase("SPIDER_MIDDLEWARES"):
+        if revisits == "follow" and not _spider_middleware_enabled(settings):
             # Without it the items of unchanged pages would reach the item pipeline again.
             raise ContentSeenError(f"CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES = {{{SPIDER_MIDDLEWARE!r}: 100}}")
         pages = scheme_from_settings(settings).build()

@@ -132,6 +132,8 @@ def test_different_pages_are_beyond_the_distance(path, pages):
 @pytest.mark.parametrize("settings,message", [
     ({"CONTENTSEEN_REVISITS": "maybe"}, "CONTENTSEEN_REVISITS: 'maybe' is not one of ('drop', 'follow')"),
     ({"CONTENTSEEN_REVISITS": "follow"}, "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),
+    ({"CONTENTSEEN_REVISITS": "follow", "SPIDER_MIDDLEWARES": {"contentseen.middleware.ContentSeenSpiderMiddleware": None}},
+     "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),  # switched off
 ])
 def test_revisit_settings_are_checked(tmp_path, settings, message):
     crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}", **settings})
@@ -159,3 +161,14 @@ def test_spider_middleware_drops_only_the_items_of_unchanged_pages():
 
         assert asyncio.run(collect(agen())) == want
     assert crawler.stats.get_value("contentseen/revisit_items_dropped") == 2
+
+
+@pytest.mark.parametrize("key", ["contentseen.middleware.ContentSeenSpiderMiddleware", ContentSeenSpiderMiddleware])
+def test_revisits_follow_starts_with_the_spider_middleware(tmp_path, key):
+    crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}",
+                                         "CONTENTSEEN_REVISITS": "follow", "SPIDER_MIDDLEWARES": {key: 100}})
+    mw = ContentSeenMiddleware.from_crawler(crawler)
+    try:
+        assert mw.revisits == "follow"
+    finally:
+        mw.store.close()
