@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.misc import load_object
 
 from .errors import ContentSeenError
 from .pipeline import PageFingerprinter, Scheme
@@ -60,26 +62,31 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
 
 
 def _spider_middleware_enabled(settings: BaseSettings) -> bool:
-    """Whether SPIDER_MIDDLEWARES holds ContentSeenSpiderMiddleware (by path or class), not None."""
+    """Whether Scrapy will run ContentSeenSpiderMiddleware (or a subclass): the component list
+    as Scrapy builds it, so a key set to None or given twice counts as Scrapy counts it."""
+    with_base = getattr(settings, "get_component_priority_dict_with_base", settings.getwithbase)
+    components = build_component_list(with_base("SPIDER_MIDDLEWARES"))
     return any(
-        order is not None and (key == SPIDER_MIDDLEWARE or key is ContentSeenSpiderMiddleware)
-        for key, order in settings.getwithbase("SPIDER_MIDDLEWARES").items()
+        isinstance(cls, type) and issubclass(cls, ContentSeenSpiderMiddleware)
+        for cls in (load_object(c) if isinstance(c, str) else c for c in components)
     )
 
 
 class _ReportedError(logging.Filter):
-    """Drops asyncio's "Task exception was never retrieved" record when the exception is a
-    ``ContentSeenError``: ``from_crawler`` has already logged it as one line. (Under the asyncio
-    reactor, Scrapy's default; other reactors still print Twisted's traceback after that line.)"""
+    """Drops asyncio's "Task exception was never retrieved" record of one exception that
+    ``from_crawler`` has already logged as one line. (Under the asyncio reactor, Scrapy's default;
+    other reactors still print Twisted's traceback after that line.)"""
+
+    def __init__(self, exc: BaseException):
+        super().__init__()
+        self.exc = exc
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], ContentSeenError))
+        return not (record.exc_info and record.exc_info[1] is self.exc)
 
 
-def _quiet_reported_errors() -> None:
-    log = logging.getLogger("asyncio")
-    if not any(isinstance(f, _ReportedError) for f in log.filters):
-        log.addFilter(_ReportedError())
+def _quiet_reported_error(exc: BaseException) -> None:
+    logging.getLogger("asyncio").addFilter(_ReportedError(exc))
 
 
 class ContentSeenMiddleware:
@@ -107,7 +114,7 @@ class ContentSeenMiddleware:
             # This line says what to fix; the crawl then fails (exit code 1) without the
             # traceback asyncio would log for the same exception.
             logger.critical("ContentSeen cannot start: %s", exc)
-            _quiet_reported_errors()
+            _quiet_reported_error(exc)
             raise
 
     @classmethod
@@ -150,6 +157,9 @@ class ContentSeenMiddleware:
             self.stats.inc_value("contentseen/seconds", time.perf_counter() - started, start=0.0)
 
     def _decide(self, request: Request, response: Response) -> Response:
+        # A spider that copies response.meta into the requests it makes would pass on this
+        # page's mark ("unchanged" above all) to pages never checked.
+        request.meta.pop("contentseen", None)
         if request.meta.get("contentseen_skip"):
             return self._skip("meta", response)
         if not 200 <= response.status < 300:

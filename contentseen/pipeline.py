@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -154,7 +153,8 @@ class PageFingerprinter:
         missing = [w for w in words if w not in rows_of]
         if missing:
             if len(rows_of) + len(missing) > _ROW_CACHE_SIZE:
-                rows_of.clear()
+                # A new dict, not clear(): a thread fingerprinting another page keeps its own.
+                self._rows = rows_of = {}
                 missing = words
             stop, row = self._stopwords_bytes, self.fingerprinter.features.row
             rows_of.update((w, -1 if w in stop else row(w)) for w in missing)
@@ -169,8 +169,9 @@ class PageFingerprinter:
         return PageFingerprint(fingerprint, total, text_chars)
 
     def of_words(self, words: list[str], text_chars: int) -> PageFingerprint:
-        """Fingerprint of a page's words (as ``tokenize`` gives them)."""
-        return self.of_counts(Counter(w.encode("ascii") for w in words), text_chars)
+        """Fingerprint of a page's words (as ``tokenize`` gives them; any other string is split
+        into words as ``tokenize`` would)."""
+        return self.of_counts(word_counts(" ".join(words)), text_chars)
 
     def of_text(self, text: str) -> PageFingerprint:
         """Fingerprint of plain text (``text/plain`` responses, extracted HTML text)."""

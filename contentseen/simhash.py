@@ -63,6 +63,9 @@ class Fingerprinter:
             raise ContentSeenError(
                 f"hash table has {table.shape[0]} rows, the features need {features.size}"
             )
+        rows = table[: features.size]
+        if not ((rows == 1) | (rows == -1)).all():
+            raise ContentSeenError("hash table: every entry must be +1 or -1")
         self.features = features
         self.bits = int(table.shape[1])
         # Held as int8 (the entries are ±1): 8 times smaller than float64, so the rows a page

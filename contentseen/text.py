@@ -64,7 +64,9 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
     extraction v1's ``"main"`` (no narrowing of unmarked pages), for comparisons."""
     tree = LexborHTMLParser(html)
     root = tree.body
-    if root is None:
+    # A frameset document has no body; one that had content before its <frameset> keeps a
+    # body detached from the tree (no parent), holding none of the page's text.
+    if root is None or root.parent is None:
         root = tree.root
         if root is None:
             return ""
@@ -83,7 +85,9 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
                 mains.append(node)
             elif (node.tag in _BOILERPLATE_TAGS or attrs.get("role") in _BOILERPLATE_ROLES
                   or "hidden" in attrs or attrs.get("aria-hidden") == "true"):
-                boilerplate.append(node)
+                # css() matches the node itself too: a <body hidden> is still the page.
+                if node.mem_id != root.mem_id:
+                    boilerplate.append(node)
         if mains:
             root = mains[0] if len(mains) == 1 else max(mains, key=lambda n: len(n.text(separator=" ")))
         else:

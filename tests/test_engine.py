@@ -132,3 +132,32 @@ def test_row_cache_gives_the_same_fingerprints_as_a_fresh_fingerprinter():
     # stopwords are no content words, wherever they come from
     page = warm.of_text("the cat and the dog of the house")
     assert page.words == 3
+
+
+@pytest.mark.parametrize("html,text", [
+    # content before <frameset> leaves lexbor's body detached: the page's text is in <noframes>
+    ("<head><title>t</title></head><div></div><frameset><frame src=a>"
+     "<noframes>This archive needs frames; read the text version</noframes></frameset>",
+     "This archive needs frames; read the text version"),
+    ("<frameset><frame src=a><noframes>Frames needed for this old archive</noframes></frameset>",
+     "Frames needed for this old archive"),
+    ('<html aria-hidden="true"><frameset></frameset></html>', ""),  # the root is never removed
+    ("<body hidden><p>Text of a page whose body is marked hidden</p></body>", "Text of a page whose body is marked hidden"),
+    ("<body role=main><nav>menu</nav><p>A body marked as the main landmark</p></body>", "menu A body marked as the main landmark"),
+    # nested invisible and marked elements: removed inner first, never touched twice
+    ('<div>Icons <svg aria-hidden="true"><text>star</text><a role="navigation">x</a></svg> and '
+     "<noscript><div><nav>Enable scripts</nav></div></noscript> text around them</div><script>var a = 1</script>",
+     "Icons and text around them"),
+])
+def test_visible_text_of_odd_documents(html, text):
+    from contentseen.text import visible_text
+
+    for mode in ("main", "body"):
+        assert visible_text(html, mode).split() == text.split(), mode
+
+
+def test_hash_table_entries_must_be_plus_or_minus_one():
+    table = builtin_hashtable(64, 16).copy()
+    table[3, 2] = 0
+    with pytest.raises(ContentSeenError, match="every entry must be \\+1 or -1"):
+        Fingerprinter(HashedFeatures(64), table)

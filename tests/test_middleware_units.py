@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import logging
 import re
 import urllib.error
 import urllib.request
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import HtmlResponse, Request
+from scrapy.http import HtmlResponse, Request, TextResponse
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.test import get_crawler
 
@@ -134,6 +135,9 @@ def test_different_pages_are_beyond_the_distance(path, pages):
     ({"CONTENTSEEN_REVISITS": "follow"}, "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),
     ({"CONTENTSEEN_REVISITS": "follow", "SPIDER_MIDDLEWARES": {"contentseen.middleware.ContentSeenSpiderMiddleware": None}},
      "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),  # switched off
+    ({"CONTENTSEEN_REVISITS": "follow", "SPIDER_MIDDLEWARES": {
+        "contentseen.middleware.ContentSeenSpiderMiddleware": 100, ContentSeenSpiderMiddleware: None}},
+     "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),  # the later key wins, as in Scrapy
 ])
 def test_revisit_settings_are_checked(tmp_path, settings, message):
     crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}", **settings})
@@ -163,7 +167,12 @@ def test_spider_middleware_drops_only_the_items_of_unchanged_pages():
     assert crawler.stats.get_value("contentseen/revisit_items_dropped") == 2
 
 
-@pytest.mark.parametrize("key", ["contentseen.middleware.ContentSeenSpiderMiddleware", ContentSeenSpiderMiddleware])
+class _OwnSpiderMiddleware(ContentSeenSpiderMiddleware):
+    pass
+
+
+@pytest.mark.parametrize("key", ["contentseen.middleware.ContentSeenSpiderMiddleware", ContentSeenSpiderMiddleware,
+                                 _OwnSpiderMiddleware])
 def test_revisits_follow_starts_with_the_spider_middleware(tmp_path, key):
     crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}",
                                          "CONTENTSEEN_REVISITS": "follow", "SPIDER_MIDDLEWARES": {key: 100}})
@@ -172,3 +181,28 @@ def test_revisits_follow_starts_with_the_spider_middleware(tmp_path, key):
         assert mw.revisits == "follow"
     finally:
         mw.store.close()
+
+
+def test_a_mark_copied_into_a_child_request_is_not_taken_for_the_childs(tmp_path):
+    """A spider that passes response.meta on to the requests it makes must not pass on the
+    'unchanged' mark: the child page, never checked, keeps its items."""
+    mw, _ = _middleware(tmp_path)
+    try:
+        child = Request("http://a.test/data.json", meta={"contentseen": {"fingerprint": "ab", "unchanged": 0}})
+        response = TextResponse(child.url, body=b'{"a": 1}', headers={"Content-Type": "application/json"}, request=child)
+        assert mw.process_response(child, response) is response  # skipped: not a page
+        assert "contentseen" not in child.meta
+    finally:
+        mw.store.close()
+
+
+def test_only_the_reported_exception_is_kept_out_of_the_asyncio_log(tmp_path, caplog):
+    crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}", "CONTENTSEEN_BITS": 0})
+    with pytest.raises(ContentSeenError) as reported:
+        ContentSeenMiddleware.from_crawler(crawler)
+    log = logging.getLogger("asyncio")
+    other = ContentSeenError("another crawler's error")
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        for exc in (reported.value, other):
+            log.error("Task exception was never retrieved", exc_info=(type(exc), exc, None))
+    assert [r.exc_info[1] for r in caplog.records if r.name == "asyncio"] == [other]
