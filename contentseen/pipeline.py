@@ -131,7 +131,7 @@ class PageFingerprinter:
         self.fingerprinter = Fingerprinter(features, table)
         self._stopwords_bytes = frozenset(w.encode("ascii", "replace") for w in stopwords)
         # Each word's table row (-1: a stopword), so a word is looked up and hashed once, not
-        # on every page; bounded (cleared when full) as a crawl meets ever more rare words.
+        # on every page; bounded (started afresh when full) as a crawl meets ever more rare words.
         self._rows: dict[bytes, int] = {}
         self.identity: dict[str, str] = {
             "bits": str(scheme.bits),

@@ -81,21 +81,26 @@ class Fingerprinter:
         """uint64 words per fingerprint."""
         return n_words(self.bits)
 
+    def _rows_and_weights(self, page: Sequence[str] | Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        counts = page if isinstance(page, Mapping) else Counter(page)
+        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        return self.features.ids(list(counts)), weights
+
+    def _sums(self, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        return weights @ self._table.take(rows, axis=0).astype(np.float64)
+
     def sums(self, page: Sequence[str] | Mapping[str, int]) -> np.ndarray:
         """The M signed weight sums of one page, given as its words or its word counts."""
-        counts = page if isinstance(page, Mapping) else Counter(page)
-        ids = self.features.ids(list(counts))
-        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        return weights @ self._table[ids].astype(np.float64)
+        return self._sums(*self._rows_and_weights(page))
 
     def fingerprint(self, page: Sequence[str] | Mapping[str, int]) -> int:
         """Fingerprint of one page (its words or word counts), as an int."""
-        return to_int(pack_bits((self.sums(page) > 0)[None, :])[0])
+        return self.fingerprint_rows(*self._rows_and_weights(page))
 
     def fingerprint_rows(self, rows: np.ndarray, weights: np.ndarray) -> int:
         """Fingerprint of one page given as the table row and the weight of each distinct word
         (row ``features.size`` for a word that is no feature), as an int."""
-        signs = weights @ self._table.take(rows, axis=0).astype(np.float64) > 0
+        signs = self._sums(rows, weights) > 0
         # packbits pads the last byte on the right; shifting the padding out right-aligns the bits
         return int.from_bytes(np.packbits(signs).tobytes(), "big") >> (-self.bits % 8)
 
