@@ -1,5 +1,28 @@
-"""The one exception type the library raises for bad input or configuration."""
+"""The one exception type the library raises for bad input or configuration, and how a
+start-up error reaches a Scrapy user: one CRITICAL line, no traceback."""
+
+import logging
 
 
 class ContentSeenError(Exception):
     """Bad input, configuration or store: the message names the file, setting or argument."""
+
+
+class _Reported(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" record of one exception already
+    logged as one line. (Under the asyncio reactor, Scrapy's default; other reactors still print
+    Twisted's traceback after that line.)"""
+
+    def __init__(self, exc: BaseException):
+        super().__init__()
+        self.exc = exc
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and record.exc_info[1] is self.exc)
+
+
+def report_startup_error(logger: logging.Logger, exc: BaseException, what: str = "ContentSeen") -> None:
+    """Log ``exc`` as one CRITICAL line (``what cannot start: message``) and keep the traceback of
+    the same exception out of the log when the crawl then fails with it (exit code 1)."""
+    logger.critical("%s cannot start: %s", what, exc)
+    logging.getLogger("asyncio").addFilter(_Reported(exc))

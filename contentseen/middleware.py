@@ -24,7 +24,7 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
-from .errors import ContentSeenError
+from .errors import ContentSeenError, report_startup_error
 from .pipeline import PageFingerprinter, Scheme
 from .stores import FingerprintStore, StoreError, open_store
 from .stores.sqlite import default_sqlite_url
@@ -72,23 +72,6 @@ def _spider_middleware_enabled(settings: BaseSettings) -> bool:
     )
 
 
-class _ReportedError(logging.Filter):
-    """Drops asyncio's "Task exception was never retrieved" record of one exception that
-    ``from_crawler`` has already logged as one line. (Under the asyncio reactor, Scrapy's default;
-    other reactors still print Twisted's traceback after that line.)"""
-
-    def __init__(self, exc: BaseException):
-        super().__init__()
-        self.exc = exc
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and record.exc_info[1] is self.exc)
-
-
-def _quiet_reported_error(exc: BaseException) -> None:
-    logging.getLogger("asyncio").addFilter(_ReportedError(exc))
-
-
 class ContentSeenMiddleware:
     """Fingerprint each 2xx HTML/text response; drop it (``IgnoreRequest``) when a stored page is
     within ``CONTENTSEEN_DISTANCE``, else store its fingerprint and let it through."""
@@ -111,10 +94,7 @@ class ContentSeenMiddleware:
         try:
             return cls._from_settings(crawler)
         except ContentSeenError as exc:
-            # This line says what to fix; the crawl then fails (exit code 1) without the
-            # traceback asyncio would log for the same exception.
-            logger.critical("ContentSeen cannot start: %s", exc)
-            _quiet_reported_error(exc)
+            report_startup_error(logger, exc)
             raise
 
     @classmethod

@@ -352,3 +352,13 @@ def test_revisits_follow_finds_new_pages_behind_unchanged_ones_and_drop_stops(tm
     assert following.stats["contentseen/revisit_items_dropped"] == revisited
     assert following.stats["contentseen/stored"] == 1
     assert f"ContentSeen: {a.u('/')} is unchanged since it was stored (distance 0)" in following.log
+
+
+@pytest.mark.parametrize("start_urls,message", [
+    ([], "give -a start_urls=URL[,URL...]"),
+    (["example.org/news"], "start_urls: 'example.org/news' is not an http:// or https:// URL"),
+])
+def test_bad_start_urls_are_one_line_and_exit_1(tmp_path, start_urls, message):
+    c = crawl(start_urls, tmp_path, tmp_path / STORE_NAME, name="bad-start")
+    assert c.returncode == 1
+    assert [e.split("] ", 1)[1] for e in c.errors()] == [f"CRITICAL: spider site cannot start: {message}"]

@@ -7,6 +7,7 @@ so its links are not followed.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, AsyncIterator, Iterator
 from urllib.parse import urlsplit
 
@@ -14,7 +15,10 @@ import scrapy
 from scrapy.http import Response, TextResponse
 
 from crawler_project.items import PageItem
+from contentseen.errors import ContentSeenError, report_startup_error
 from contentseen.text import html_title
+
+logger = logging.getLogger(__name__)
 
 
 class SiteSpider(scrapy.Spider):
@@ -23,8 +27,16 @@ class SiteSpider(scrapy.Spider):
     def __init__(self, start_urls: str = "", *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.start_urls = [u.strip() for u in start_urls.split(",") if u.strip()]
-        if not self.start_urls:
-            raise ValueError("spider site: give -a start_urls=URL[,URL...]")
+        try:
+            if not self.start_urls:
+                raise ContentSeenError("give -a start_urls=URL[,URL...]")
+            for url in self.start_urls:
+                parts = urlsplit(url)
+                if parts.scheme not in ("http", "https") or not parts.netloc:
+                    raise ContentSeenError(f"start_urls: {url!r} is not an http:// or https:// URL")
+        except ContentSeenError as exc:
+            report_startup_error(logger, exc, "spider site")
+            raise
         self.hosts = {urlsplit(u).netloc.lower() for u in self.start_urls}
 
     async def start(self) -> AsyncIterator[Any]:
