@@ -45,20 +45,26 @@ SPIDER_MIDDLEWARE = "contentseen.middleware.ContentSeenSpiderMiddleware"
 
 def scheme_from_settings(settings: BaseSettings) -> Scheme:
     """The fingerprint scheme named by ``CONTENTSEEN_*`` settings."""
-    try:
-        return Scheme(
-            bits=settings.getint("CONTENTSEEN_BITS", Scheme.bits),
-            features=settings.getint("CONTENTSEEN_FEATURES", Scheme.features),
-            distance=settings.getint("CONTENTSEEN_DISTANCE", Scheme.distance),
-            stopwords=settings.get("CONTENTSEEN_STOPWORDS") or None,
-            hashvalues=settings.get("CONTENTSEEN_HASHVALUES") or None,
-            corpus=settings.get("CONTENTSEEN_CORPUS") or None,
-            extract=settings.get("CONTENTSEEN_EXTRACT", Scheme.extract),
-            min_words=settings.getint("CONTENTSEEN_MIN_WORDS", Scheme.min_words),
-            weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
-        )
-    except ValueError as exc:
-        raise ContentSeenError(f"CONTENTSEEN_* setting is not a number: {exc}") from None
+
+    def number(name: str, default: int) -> int:
+        try:
+            return settings.getint(f"CONTENTSEEN_{name}", default)
+        except (TypeError, ValueError):
+            raise ContentSeenError(
+                f"CONTENTSEEN_{name}: {settings.get(f'CONTENTSEEN_{name}')!r} is not a whole number"
+            ) from None
+
+    return Scheme(
+        bits=number("BITS", Scheme.bits),
+        features=number("FEATURES", Scheme.features),
+        distance=number("DISTANCE", Scheme.distance),
+        stopwords=settings.get("CONTENTSEEN_STOPWORDS") or None,
+        hashvalues=settings.get("CONTENTSEEN_HASHVALUES") or None,
+        corpus=settings.get("CONTENTSEEN_CORPUS") or None,
+        extract=settings.get("CONTENTSEEN_EXTRACT", Scheme.extract),
+        min_words=number("MIN_WORDS", Scheme.min_words),
+        weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
+    )
 
 
 def _spider_middleware_enabled(settings: BaseSettings) -> bool:

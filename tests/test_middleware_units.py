@@ -131,6 +131,8 @@ def test_different_pages_are_beyond_the_distance(path, pages):
 
 
 @pytest.mark.parametrize("settings,message", [
+    ({"CONTENTSEEN_DISTANCE": "abc"}, "CONTENTSEEN_DISTANCE: 'abc' is not a whole number"),
+    ({"CONTENTSEEN_BITS": "6.5"}, "CONTENTSEEN_BITS: '6.5' is not a whole number"),
     ({"CONTENTSEEN_REVISITS": "maybe"}, "CONTENTSEEN_REVISITS: 'maybe' is not one of ('drop', 'follow')"),
     ({"CONTENTSEEN_REVISITS": "follow"}, "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),
     ({"CONTENTSEEN_REVISITS": "follow", "SPIDER_MIDDLEWARES": {"contentseen.middleware.ContentSeenSpiderMiddleware": None}},
@@ -139,7 +141,7 @@ def test_different_pages_are_beyond_the_distance(path, pages):
         "contentseen.middleware.ContentSeenSpiderMiddleware": 100, ContentSeenSpiderMiddleware: None}},
      "CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES"),  # the later key wins, as in Scrapy
 ])
-def test_revisit_settings_are_checked(tmp_path, settings, message):
+def test_bad_settings_are_refused_before_the_store_is_opened(tmp_path, settings, message):
     crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}", **settings})
     with pytest.raises(ContentSeenError, match=re.escape(message)):
         ContentSeenMiddleware.from_crawler(crawler)
