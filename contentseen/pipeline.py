@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Mapping
 
 import numpy as np
@@ -148,18 +149,18 @@ class PageFingerprinter:
         """Fingerprint of a page given as the count of each of its words (ASCII bytes, stopwords
         included or not); none when it has fewer than ``min_words`` content words (else every
         near-empty page would duplicate every other)."""
-        rows_of = self._rows
-        words = list(counts)
-        missing = [w for w in words if w not in rows_of]
-        if missing:
-            if len(rows_of) + len(missing) > _ROW_CACHE_SIZE:
+        rows = np.fromiter(map(self._rows.get, counts, repeat(-2)), dtype=np.intp, count=len(counts))
+        unknown = np.flatnonzero(rows == -2).tolist()  # words this fingerprinter has not met yet
+        if unknown:
+            rows_of = self._rows
+            if len(rows_of) + len(unknown) > _ROW_CACHE_SIZE:
                 # A new dict, not clear(): a thread fingerprinting another page keeps its own.
                 self._rows = rows_of = {}
-                missing = words
-            stop, row = self._stopwords_bytes, self.fingerprinter.features.row
-            rows_of.update((w, -1 if w in stop else row(w)) for w in missing)
-        rows = np.fromiter(map(rows_of.__getitem__, words), dtype=np.intp, count=len(words))
-        n = np.fromiter(counts.values(), dtype=np.int64, count=len(words))
+            stop, row, words = self._stopwords_bytes, self.fingerprinter.features.row, list(counts)
+            for i in unknown:
+                w = words[i]
+                rows[i] = rows_of[w] = -1 if w in stop else row(w)
+        n = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         content = rows >= 0
         rows, n = rows[content], n[content]
         total = int(n.sum())
