@@ -19,6 +19,7 @@ import numpy as np
 import xxhash
 
 from .errors import ContentSeenError
+from .tokens import stopword_bytes
 
 _VOCAB_HEADER = "# contentseen vocabulary v1"
 
@@ -66,7 +67,7 @@ class Vocabulary:
         Stopwords are dropped from the ranking, not from the pages: the vocabulary never holds
         one, so a page's stopwords fall on the zero row whether or not they were filtered.
         """
-        stop = {s.encode() for s in stopwords if s.isascii()}
+        stop = stopword_bytes(stopwords)
         cand = np.flatnonzero(np.fromiter((w not in stop for w in distinct), bool, len(distinct)))
         byte_rank = np.empty(len(distinct), dtype=np.intp)
         byte_rank[sorted(range(len(distinct)), key=distinct.__getitem__)] = np.arange(len(distinct))
@@ -112,8 +113,7 @@ class HashedFeatures:
         self.size = size
 
     def ids(self, words: Sequence[str]) -> np.ndarray:
-        h = np.fromiter((xxhash.xxh64_intdigest(w.encode()) for w in words), dtype=np.uint64, count=len(words))
-        return (h % np.uint64(self.size)).astype(np.intp)
+        return np.fromiter((self.row(w.encode()) for w in words), dtype=np.intp, count=len(words))
 
     def row(self, word: bytes) -> int:
         return xxhash.xxh64_intdigest(word) % self.size

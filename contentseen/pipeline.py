@@ -21,7 +21,7 @@ from .features import Features, HashedFeatures, Vocabulary
 from .hashtable import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
 from .simhash import Fingerprinter
 from .text import EXTRACT_MODES, Extract, decode_html, visible_text
-from .tokens import BUILTIN_STOPWORDS, load_stopwords, tokenize, word_counts
+from .tokens import BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, tokenize, word_counts
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -130,7 +130,7 @@ class PageFingerprinter:
         self.scheme = scheme
         self.stopwords = stopwords
         self.fingerprinter = Fingerprinter(features, table)
-        self._stopwords_bytes = frozenset(w.encode("ascii", "replace") for w in stopwords)
+        self._stopwords_bytes = stopword_bytes(stopwords)
         # Each word's table row (-1: a stopword), so a word is looked up and hashed once, not
         # on every page; bounded (started afresh when full) as a crawl meets ever more rare words.
         self._rows: dict[bytes, int] = {}

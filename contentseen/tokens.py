@@ -64,6 +64,12 @@ def word_counts(text: str | bytes) -> Counter[bytes]:
     return Counter(_word_bytes(text))
 
 
+def stopword_bytes(stopwords: frozenset[str]) -> frozenset[bytes]:
+    """The stopwords as ASCII bytes, to test words from ``word_counts`` against (one with other
+    characters can never equal a word and is left out)."""
+    return frozenset(w.encode("ascii") for w in stopwords if w.isascii())
+
+
 def content_words(text: str | bytes, stopwords: frozenset[str]) -> list[str]:
     """The words of ``text`` that are not stopwords."""
     return [w for w in tokenize(text) if w not in stopwords]
