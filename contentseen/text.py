@@ -1,33 +1,43 @@
-"""HTML bytes -> visible text, with selectolax (lexbor).
+"""HTML -> visible text, with selectolax (lexbor): a page's *content* text and its *whole* text.
 
-Two extraction modes:
+``Extractor.texts(html)`` gives both. The whole text is every visible word of the page (what a
+reader sees, menus included); the content text depends on the mode:
 
-* ``"body"`` -- all visible text of the document body.
+* ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
   page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v3):
+  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v4):
 
-  1. from the body down, while one child element holds more than half of the text outside links
-     (``DOMINANT_SHARE``), step into it -- a page template's content ``<div>``, without the bars,
-     banners and notices beside it -- unless a sibling of the same kind (same tag, same
+  1. from the body down, while one child element holds more than half of the text
+     (``dominant_share``), step into it -- a page template's content ``<div>``, without the
+     bars, banners and notices beside it -- unless a sibling of the same kind (same tag, same
      attributes) holds text too: then the child is one section of a document among others
      (``<table class="section">``, ``<div class="sect1">``, ``<p>``) and the document is kept
-     whole;
+     whole. Text is weighed without link text, so a menu is never the content. A page whose
+     content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
+     little other text it has, a tagline or a notice, which may be the same on unrelated pages:
+     the whole text, fingerprinted beside the content, tells them apart (see ``pipeline``);
   2. from the block reached, the elements at its start and end that are small (each at most
-     ``EDGE_SHARE`` of its text) and unlike their siblings (a banner line, a cookie notice, a
+     ``edge_share`` of its text) and unlike their siblings (a banner line, a cookie notice, a
      "last updated" line, a page heading) are left out.
 
-  Page templates (menus, sidebars, footers) repeat on every page of a site; leaving them out
-  keeps unrelated short pages apart, and a banner added around the content leaves it unchanged.
-  Stopping at a document's sections keeps a page's own text: v2 stepped on into its largest
-  section, and pydoc's module pages, whose largest section is often an exception class's
-  inherited-methods boilerplate, then collided across unrelated modules.
+Cost is bounded and linear in the page: lexbor's tree builder is quadratic in the nesting depth
+of block elements (50,000 unclosed ``<div>`` take minutes), so a page nested deeper than
+``MAX_DEPTH`` (browsers stop nesting at 512) is read by a linear tag-stripping scan instead of a
+parse; the narrowing takes at most ``MAX_STEPS`` steps and stops at a block of more than
+``MAX_KIDS`` children; only the first ``MAX_HTML_CHARS``
+characters of a page are read.
 """
 
 from __future__ import annotations
 
+import html as htmllib
+import re
+from itertools import islice
+from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
@@ -43,13 +53,13 @@ _MARKED = "main, article, nav, header, footer, aside, [role], [hidden], [aria-hi
 _MAIN_TAGS = frozenset(("main", "article"))
 _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
-DOMINANT_SHARE = 0.5
-# Stop at a child that has a sibling of the same kind holding text (a document's sections).
-STOP_AT_SECTIONS = True
-# Largest share of the block's text one dropped edge element may hold (0: drop none), and all of them.
-EDGE_SHARE = 1 / 3
-EDGE_TOTAL = 0.5
 _BLANKS = " \t\n\r\f\v\xa0"
+
+MAX_DEPTH = 512
+MAX_STEPS = 64
+# A block of more element children than this is content itself (a long list, table or log).
+MAX_KIDS = 1000
+MAX_HTML_CHARS = 8 << 20
 
 
 def decode_html(body: bytes, content_type: str | None = None) -> str:
@@ -59,25 +69,56 @@ def decode_html(body: bytes, content_type: str | None = None) -> str:
     return text
 
 
-def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool = True) -> str:
-    """The visible text of ``html``; tolerant of broken markup. ``dominant_block=False`` gives
-    extraction v1's ``"main"`` (no narrowing of unmarked pages), for comparisons."""
-    tree = LexborHTMLParser(html)
-    root = tree.body
-    # A frameset document has no body; one that had content before its <frameset> keeps a
-    # body detached from the tree (no parent), holding none of the page's text.
-    if root is None or root.parent is None:
-        root = tree.root
-        if root is None:
-            return ""
-        invisible = root.css(_INVISIBLE + ", head")
-    else:
-        invisible = root.css(_INVISIBLE)
-    # Last first: a match inside another is removed before the one holding it (one query over
-    # the tree instead of one per tag, as strip_tags does; half the time on large pages).
-    for node in reversed(invisible):
-        node.decompose()
-    if extract == "main":
+@dataclass(frozen=True)
+class PageText:
+    """What a page shows: its ``content`` (the fingerprinted text) and its ``whole`` visible
+    text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text."""
+
+    content: str
+    whole: str
+    flat: bool = False
+
+
+@dataclass(frozen=True)
+class Extractor:
+    """HTML -> ``PageText`` under one extraction mode and its narrowing knobs (see the module's
+    docstring); ``narrow=False`` keeps a page that marks no main content whole (extraction v1)."""
+
+    mode: Extract = "main"
+    narrow: bool = True
+    dominant_share: float = 0.5
+    stop_at_sections: bool = True
+    edge_share: float = 1 / 3
+    edge_total: float = 0.5
+    # Weigh link text too where text outside links is less than this share of a block's text
+    # (0: never). Off: on one page a table of contents beside a tagline looks like a short
+    # page beside an unmarked menu; weighing links, such pages all became their menu.
+    link_share: float = 0.0
+
+    def texts(self, html: str) -> PageText:
+        """The content and whole visible text of ``html``; tolerant of broken markup."""
+        html = html[:MAX_HTML_CHARS]
+        if too_deep(html):
+            text = flat_text(html)
+            return PageText(text, text, flat=True)
+        tree = LexborHTMLParser(html)
+        root = tree.body
+        # A frameset document has no body; one that had content before its <frameset> keeps a
+        # body detached from the tree (no parent), holding none of the page's text.
+        if root is None or root.parent is None:
+            root = tree.root
+            if root is None:
+                return PageText("", "")
+            invisible = root.css(_INVISIBLE + ", head")
+        else:
+            invisible = root.css(_INVISIBLE)
+        # Last first: a match inside another is removed before the one holding it (one query over
+        # the tree instead of one per tag, as strip_tags does; half the time on large pages).
+        for node in reversed(invisible):
+            node.decompose()
+        whole = root.text(separator=" ")
+        if self.mode == "body":
+            return PageText(whole, whole)
         mains, boilerplate = [], []
         for node in root.css(_MARKED):
             attrs = node.attributes
@@ -89,13 +130,86 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
                 if node.mem_id != root.mem_id:
                     boilerplate.append(node)
         if mains:
-            root = mains[0] if len(mains) == 1 else max(mains, key=lambda n: len(n.text(separator=" ")))
+            main = mains[0] if len(mains) == 1 else max(mains, key=lambda n: len(n.text(separator=" ")))
+            return PageText(main.text(separator=" "), whole)
+        for node in boilerplate:
+            node.decompose()
+        if self.narrow:
+            root = self._content_block(tree, root)
+        return PageText(root.text(separator=" "), whole)
+
+    def _content_block(self, tree: LexborHTMLParser, body):
+        """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's
+        docstring. Text outside links is weighed on a copy without links, walked beside the
+        tree; the block's dropped edge elements are removed from ``tree``."""
+        copy_tree = _linkless_copy(tree)  # its nodes need it alive
+        copy = copy_tree.body if copy_tree is not None else None
+        if copy is None:
+            return body
+        node, free, total = body, _chars(copy), _chars(body)
+        for _ in range(MAX_STEPS):
+            kids, copies = _elements(node), _elements(copy)
+            if not kids or len(kids) > MAX_KIDS:
+                return node
+            frees = [_chars(k) for k in copies]
+            links_are_content = free < self.link_share * total
+            sizes, weight = ([_chars(k) for k in kids], total) if links_are_content else (frees, free)
+            if weight == 0:
+                return node
+            i = max(range(len(kids)), key=sizes.__getitem__)
+            if sizes[i] <= self.dominant_share * weight or (self.stop_at_sections and any(
+                    j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
+                break
+            node, copy = kids[i], copies[i]
+            free, total = frees[i], sizes[i] if links_are_content else _chars(node)
         else:
-            for node in boilerplate:
-                node.decompose()
-            if dominant_block:
-                root = _content_block(tree, root)
-    return root.text(separator=" ")
+            return node
+        if self.edge_share > 0:
+            self._drop_edges(kids, sizes, weight)
+        return node
+
+    def _drop_edges(self, kids: list, sizes: list[int], weight: int) -> None:
+        """Remove from the block the element ``kids`` at its start and its end (elements without
+        text are passed over, kept) that hold text, at most ``edge_share`` of ``weight`` each,
+        and have no sibling of the same kind; none when they would hold more than
+        ``edge_total`` of it or nothing would be left."""
+        limit = self.edge_share * weight
+
+        def droppable(j: int) -> bool:
+            return sizes[j] <= limit and not any(
+                k != j and _same_kind(other, kids[j]) for k, other in enumerate(kids))
+
+        drop: list[int] = []
+        lo, hi = 0, len(kids) - 1
+        while lo <= hi and (not sizes[lo] or droppable(lo)):
+            if sizes[lo]:
+                drop.append(lo)
+            lo += 1
+        while hi > lo and (not sizes[hi] or droppable(hi)):
+            if sizes[hi]:
+                drop.append(hi)
+            hi -= 1
+        if not drop or lo > hi or sum(sizes[j] for j in drop) > self.edge_total * weight:
+            return
+        for j in drop:
+            kids[j].decompose()
+
+
+def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
+    """A copy of ``tree`` without its links. lexbor cannot clone a document whose doctype has a
+    system id and no public id (``<!DOCTYPE html SYSTEM "about:legacy-compat">``): the doctype,
+    which holds no text, is removed first."""
+    root = tree.root
+    node = root.prev if root is not None else None
+    while node is not None:
+        prev = node.prev
+        if node.tag == "-doctype":
+            node.decompose()
+        node = prev
+    copy = tree.clone()
+    if copy.body is not None:
+        copy.body.strip_tags(["a"])
+    return copy
 
 
 def _chars(node) -> int:
@@ -105,76 +219,120 @@ def _chars(node) -> int:
 
 
 def _elements(node) -> list:
-    """Element children other than links (the link-free copy has none)."""
-    return [c for c in node.iter() if c.tag != "a"]
+    """Element children other than links (so a tree and its link-free copy line up); at most
+    ``MAX_KIDS + 1`` of them."""
+    return list(islice((c for c in node.iter() if c.tag != "a"), MAX_KIDS + 1))
 
 
 def _same_kind(a, b) -> bool:
     return a.tag == b.tag and a.attributes == b.attributes
 
 
-def _content_block(tree: LexborHTMLParser, body):
-    """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's
-    docstring. Text is weighed on a copy without links (navigation is mostly links); the
-    block's dropped edge elements are removed from ``tree``."""
-    copy_tree = tree.clone()  # cheaper than cloning the body; must outlive the copy's nodes
-    copy = copy_tree.body
-    if copy is None:
-        return body
-    copy.strip_tags(["a"])
-    node, weight = body, -1
-    while True:
-        kids = _elements(copy)
-        if not kids:
-            return node
-        sizes = [_chars(k) for k in kids]
-        if weight < 0:  # the body: its elements' text and its own text nodes'
-            own = copy.text(deep=False, separator="")
-            weight = sum(sizes) + len(own) - sum(map(own.count, _BLANKS))
-        if weight == 0:
-            return node
-        i = max(range(len(kids)), key=sizes.__getitem__)
-        size = sizes[i]
-        if size <= DOMINANT_SHARE * weight or (STOP_AT_SECTIONS and any(
-                j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
+_LT, _SLASH = ord("<"), ord("/")
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr "
+                  "basefont bgsound frame keygen".split())
+# Closed by the next start tag of their own name (a list item, a paragraph, a table cell).
+_SELF_CLOSING_RUN = frozenset("li p dt dd option tr td th".split())
+_NAME_BYTES = 8
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+
+
+def too_deep(html: str) -> bool:
+    """Whether ``html`` nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic).
+
+    First a bound in numpy: at any point the depth is at most the start tags minus the end tags
+    so far, void elements and those that cannot hold themselves (``<li>``, ``<p>``, ``<td>``...)
+    left out; only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan
+    stopping once it is that deep.
+    """
+    data = np.frombuffer(html.encode("utf-8", "replace") + b"\0" * _NAME_BYTES, dtype=np.uint8)
+    lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
+    if len(lt) <= MAX_DEPTH:
+        return False
+    end = data[lt + 1] == _SLASH
+    name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
+    step = ((name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z"))).astype(np.int32)
+    step[np.isin(_name_keys(name), _FLAT_KEYS)] = 0
+    step[end] *= -1
+    if int(np.cumsum(step).max()) <= MAX_DEPTH:
+        return False
+    return _tag_depth(html) > MAX_DEPTH
+
+
+def _name_keys(name: np.ndarray) -> np.ndarray:
+    """A tag name's bytes (``_NAME_BYTES`` after ``<`` or ``</``) up to its first byte that is
+    not a letter or digit, as one integer (so names compare by ``isin``)."""
+    alnum = ((name >= ord("a")) & (name <= ord("z"))) | ((name >= ord("0")) & (name <= ord("9")))
+    keep = np.cumprod(alnum, axis=1).astype(bool)
+    return np.where(keep, name, 0).astype(np.uint64) @ (np.uint64(256) ** np.arange(_NAME_BYTES, dtype=np.uint64))
+
+
+_FLAT_KEYS = _name_keys(np.array(
+    [list(n.encode().ljust(_NAME_BYTES, b"\0")) for n in _VOID | _SELF_CLOSING_RUN], dtype=np.uint8))
+
+
+def _tag_depth(html: str) -> int:
+    """The nesting depth of ``html``'s elements by its tags (the tree builder's rules for void,
+    self-closing and raw-text elements; misnested end tags close up to their element); stops
+    counting past ``MAX_DEPTH``."""
+    stack: list[str] = []
+    pos, lower = 0, None
+    while len(stack) <= MAX_DEPTH:
+        m = _TAG.search(html, pos)
+        if m is None:
             break
-        node = _elements(node)[i]
-        copy, weight = kids[i], size
-    if EDGE_SHARE > 0:
-        _drop_edges(node, kids, sizes, weight)
-    return node
+        pos = m.end()
+        closing, name = m.group(1), m.group(2).lower()
+        if closing:
+            if name in stack:
+                del stack[len(stack) - 1 - stack[::-1].index(name):]
+            continue
+        if name in _VOID or m.group(3):
+            continue
+        if name in _RAW_TEXT:
+            lower = html.lower() if lower is None else lower
+            end = lower.find("</" + name, pos)
+            if end < 0:
+                break
+            pos = end
+            continue
+        if name in _SELF_CLOSING_RUN and stack and stack[-1] == name:
+            continue
+        stack.append(name)
+    return len(stack)
 
 
-def _drop_edges(node, kids: list, sizes: list[int], weight: int) -> None:
-    """Remove from ``node`` the elements at its start and its end (elements without text outside
-    links are passed over, kept) that hold text, at most ``EDGE_SHARE`` of ``weight`` each, and
-    have no sibling of the same kind; none when they would hold more than ``EDGE_TOTAL`` of it
-    or nothing would be left. ``kids``/``sizes``: the link-free copies of ``node``'s element
-    children and their weights."""
-    limit = EDGE_SHARE * weight
+_FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|svg|math|iframe)\b)", re.I)
+_ANY_TAG = re.compile(r"<[^<>]*>")
 
-    def droppable(j: int) -> bool:
-        return sizes[j] <= limit and not any(
-            k != j and _same_kind(other, kids[j]) for k, other in enumerate(kids))
 
-    drop: list[int] = []
-    lo, hi = 0, len(kids) - 1
-    while lo <= hi and (not sizes[lo] or droppable(lo)):
-        if sizes[lo]:
-            drop.append(lo)
-        lo += 1
-    while hi > lo and (not sizes[hi] or droppable(hi)):
-        if sizes[hi]:
-            drop.append(hi)
-        hi -= 1
-    if not drop or lo > hi or sum(sizes[j] for j in drop) > EDGE_TOTAL * weight:
-        return
-    elements = _elements(node)
-    for j in drop:
-        elements[j].decompose()
+def flat_text(html: str) -> str:
+    """The text of ``html`` without its tags, comments and invisible elements, in one linear
+    scan (no tree): for pages too deeply nested to parse. An element or comment left open
+    hides the rest of the page, as in a browser."""
+    lower, parts, pos = html.lower(), [], 0
+    while True:
+        m = _FLAT_SKIP.search(html, pos)
+        if m is None:
+            parts.append(html[pos:])
+            break
+        parts.append(html[pos:m.start()])
+        close = "-->" if m.group(1) else "</" + m.group(2).lower()
+        end = lower.find(close, m.end())
+        if end < 0:
+            break
+        pos = end + 3 if m.group(1) else lower.find(">", end) + 1 or len(html)
+    return htmllib.unescape(_ANY_TAG.sub(" ", " ".join(parts)))
+
+
+def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool = True) -> str:
+    """The fingerprinted text of ``html`` under ``extract``; ``dominant_block=False`` gives
+    extraction v1's ``"main"`` (no narrowing of unmarked pages), for comparisons."""
+    return Extractor(extract, narrow=dominant_block).texts(html).content
 
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent)."""
-    node = LexborHTMLParser(html).css_first("title")
+    node = LexborHTMLParser(html[:MAX_HTML_CHARS]).css_first("title")
     return " ".join(node.text().split()) if node is not None else ""
