@@ -32,7 +32,8 @@ def _parser() -> OneLineParser:
     p.add_argument("--seed", default="0", help="random seed (default %(default)s)")
     p.add_argument("--content", metavar="CSS",
                    help="selector of the main content element (default: main, article, [role=main], "
-                        "#content, .body, ...; with --pydoc the pydoc content div)")
+                        "#content, .body, ...; with --pydoc the pydoc content div); on a page it does "
+                        "not match, the container holding most of the page's text outside links")
     return p
 
 
@@ -61,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     c = doc["counts"]
     print(f"{args.out}: {doc['pages']} pairs from {doc['source']} (seed {seed}): "
           f"{c['identical']} identical, {c['near']} near, {c['different']} different "
-          f"in {time.perf_counter() - start:.1f} s")
+          f"in {time.perf_counter() - start:.1f} s"
+          + (f" ({doc['redirects_left_out']} redirect pages left out)" if doc["redirects_left_out"] else ""))
     return 0
 
 

@@ -7,12 +7,14 @@ Host A holds a sample of the tree's pages, byte for byte. Host B holds the same 
   a changed or added "last updated" timestamp, a cookie or advertising notice, a footer line, a
   whitespace-only reformatting (CRLF line ends, tabs for indentation);
 * ``different`` (the rest) -- the page's template (head, navigation, sidebars, footer) kept
-  around the main content of another page of the tree.
+  around the main content of another page of the tree (see :func:`content_node`).
 
 ``labels.json`` records, per path, the label, the edits, the page the content came from and the
 truth: the Jaccard similarity of word 3-shingles of the visible text of A's and B's page
 (:mod:`contentseen.evaluate.truth`). Everything follows from ``seed``: the same tree and seed
-give the same bytes.
+give the same bytes. Pages that only redirect (a ``<meta http-equiv="refresh">`` to another URL,
+as rustdoc writes for moved items) are left out: a crawler follows them (Scrapy's
+``MetaRefreshMiddleware``) and never sees their bodies as pages.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ import shutil
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 from w3lib.encoding import html_to_unicode
+from w3lib.html import get_meta_refresh
 
 from ..errors import ContentSeenError
 from .truth import html_shingles, jaccard
@@ -41,11 +45,27 @@ LABELS = ("identical", "near", "different")
 EDITS = ("banner", "timestamp", "notice", "footer", "whitespace")
 
 # Where the main content of a page is, most specific first; the first group that matches wins
-# and, within it, the element with the most text. The body when none matches.
+# and, within it, the element with the most text. When none matches, the generic rule
+# (``generic_content_node``).
 CONTENT_SELECTORS = (
     "main, article, [role=main]",
     "#content, #main, #main-content, .main-content, .content, .body, .document",
 )
+# The generic rule steps into a child holding more than this share of its parent's text, and only
+# into elements that group blocks (a template's content box), never into one block of the content
+# itself (a paragraph, a list, a code listing).
+CONTENT_SHARE = 0.5
+_CONTAINERS = frozenset(("div", "section", "main", "article", "center", "table", "tbody", "tr", "td"))
+# Never visible text: not weighed by the generic rule.
+_NOT_TEXT = frozenset(("script", "style", "noscript", "template", "svg", "math", "iframe", "object",
+                       "head", "title", "-comment", "-doctype"))
+# Scrapy's METAREFRESH_MAXDELAY: a refresh this soon is followed, the page never seen.
+REFRESH_MAX_DELAY = 100
+_REFRESH_SCAN = 4096  # bytes: the refresh is in the head
+# A "different" page shares less than this Jaccard with the page (evaluate's "unrelated"), when one
+# of this many donors gives such a page.
+DIFFERENT_JACCARD = 0.5
+DONOR_TRIES = 10
 
 _ORGS = ("Example University Computing Services", "the Northwind Open Source Mirror Network",
          "Contoso Libraries", "the Fabrikam Research Institute", "Tailspin Hosting",
@@ -135,22 +155,87 @@ def encode(html: str, encoding: str) -> bytes:
         return html.encode("utf-8", "xmlcharrefreplace")
 
 
-def content_node(tree: LexborHTMLParser, selector: str | None = None):
-    """The element holding a page's main content (see ``CONTENT_SELECTORS``), else the body."""
+def is_redirect(path: Path) -> bool:
+    """Whether the page at ``path`` only sends the browser on: a meta refresh to a URL within
+    ``REFRESH_MAX_DELAY`` seconds."""
+    with path.open("rb") as f:
+        head = f.read(_REFRESH_SCAN).decode("utf-8", "replace")
+    delay, url = get_meta_refresh(head, "http://mirror.invalid/")
+    return url is not None and delay is not None and delay <= REFRESH_MAX_DELAY
+
+
+def _text_nodes(node: LexborNode) -> Iterator[tuple[str, str]]:
+    """(text with blanks collapsed, without blanks) of each visible text node under ``node``
+    outside links (``a[href]``; an ``<a name>`` anchor is text)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        tag = n.tag
+        if tag == "-text":
+            words = n.text(deep=False).split()
+            if words:
+                yield " ".join(words), "".join(words)
+        elif tag not in _NOT_TEXT and not (tag == "a" and "href" in n.attributes):
+            stack.extend(n.iter(include_text=True))
+
+
+def _weight(node: LexborNode, shared: frozenset[str]) -> int:
+    """Non-blank characters of ``node``'s own text: visible, outside links (navigation is mostly
+    links, so a menu never outweighs content), not in ``shared``."""
+    return sum(len(bare) for text, bare in _text_nodes(node) if text not in shared)
+
+
+def _kind(node: LexborNode) -> tuple[str, str | None]:
+    return node.tag, node.attributes.get("class")
+
+
+def generic_content_node(body: LexborNode, shared: frozenset[str] = frozenset()) -> LexborNode:
+    """The generic content element under ``body``, for pages of any generator: from the body
+    down, step into the child element holding more than ``CONTENT_SHARE`` of its parent's text
+    -- a template's content ``<div>``, not the bars, headers and footers beside it -- unless it
+    is no container of blocks (``_CONTAINERS``: a paragraph holding most of a short page is the
+    content, not its box) or a sibling of the same kind (tag and class) holds text too (it is
+    one section of the content among others): either would leave part of the page's own content
+    behind. The body itself when no child holds most of its text (a page without a template).
+
+    Text is weighed outside links and without the text nodes in ``shared`` (those the page has
+    in common with the other page of the swap: a template's labels, footer, copyright line), so
+    a footer never outweighs the content of a short page."""
+    node, total = body, _weight(body, shared)
+    while total:
+        kids = [k for k in node.iter() if k.tag not in _NOT_TEXT]
+        weights = [_weight(k, shared) for k in kids]
+        i = max(range(len(kids)), key=weights.__getitem__, default=None)
+        if (i is None or weights[i] <= CONTENT_SHARE * total or kids[i].tag not in _CONTAINERS
+                or any(j != i and weights[j] and _kind(k) == _kind(kids[i]) for j, k in enumerate(kids))):
+            break
+        node, total = kids[i], weights[i]
+    return node
+
+
+def content_node(tree: LexborHTMLParser, selector: str | None = None,
+                 shared: frozenset[str] = frozenset()) -> LexborNode | None:
+    """The element holding a page's main content: the largest match of ``selector`` or of the
+    first group of ``CONTENT_SELECTORS`` that matches; when none does, the body's
+    ``generic_content_node`` (None without a body)."""
     groups = (selector,) if selector else CONTENT_SELECTORS
     for group in groups:
         nodes = tree.css(group)
         if nodes:
             return max(nodes, key=lambda n: len(n.text(separator=" ")))
-    return tree.body
+    return generic_content_node(tree.body, shared) if tree.body is not None else None
 
 
 def swap_content(page: Page, donor: Page, selector: str | None = None) -> tuple[str, bool]:
-    """``page``'s template around ``donor``'s main content; the flag says whether a content
-    element was found (when not, the whole body is the donor's)."""
-    tree = LexborHTMLParser(page.html)
-    node = content_node(tree, selector)
-    donor_node = content_node(LexborHTMLParser(donor.html), selector)
+    """``page``'s template around ``donor``'s main content; the flag says whether the page's
+    template was kept (when not, the whole body is the donor's)."""
+    tree, donor_tree = LexborHTMLParser(page.html), LexborHTMLParser(donor.html)
+    shared: frozenset[str] = frozenset()
+    if tree.body is not None and donor_tree.body is not None:
+        shared = frozenset(t for t, _ in _text_nodes(tree.body))
+        shared &= frozenset(t for t, _ in _text_nodes(donor_tree.body))
+    node = content_node(tree, selector, shared)
+    donor_node = content_node(donor_tree, selector, shared)
     if node is None or donor_node is None:
         return donor.html, False
     node.inner_html = donor_node.inner_html
@@ -231,9 +316,11 @@ def build_mirror(
     (``a/``, ``b/``, ``labels.json``), so no user's files are overwritten.
     """
     source, out = Path(source), Path(out)
-    files = html_files(source)
+    listed = html_files(source)
+    files = [f for f in listed if not is_redirect(source / f)]
     if len(files) < 2:
-        raise ContentSeenError(f"source {source}: needs at least 2 HTML files, found {len(files)}")
+        redirects = f" (and {len(listed) - len(files)} redirects)" if len(listed) > len(files) else ""
+        raise ContentSeenError(f"source {source}: needs at least 2 HTML files, found {len(files)}{redirects}")
     if pages < 2:
         raise ContentSeenError(f"pages: {pages} is too few (at least 2)")
     if out.exists():
@@ -273,21 +360,33 @@ def build_mirror(
             b_raw = encode(html, a.encoding)
             rec["edits"] = edits
         else:
-            donor_path = rng.choice(files)
-            for _ in range(50):  # another page, with other text when the tree has one
-                if donor_path != path and page(donor_path).html != a.html:
+            # When the result still shares much of its text with the page (rustdoc's pages of
+            # alike items, index pages that are mostly template), other donors are tried and the
+            # least similar result kept: the truth should call a "different" pair unrelated.
+            a_shingles = html_shingles(a.html)
+            tries = []
+            for _ in range(DONOR_TRIES):
+                donor_path = rng.choice(files)
+                for _ in range(50):  # another page, with other text when the tree has one
+                    if donor_path != path and page(donor_path).html != a.html:
+                        break
+                    donor_path = rng.choice([f for f in files if f != path])
+                html, templated = swap_content(a, page(donor_path), content)
+                b_raw = encode(html, a.encoding)
+                jac = jaccard(a_shingles, html_shingles(html_to_unicode(None, b_raw)[1]))
+                tries.append((jac, donor_path, templated, b_raw))
+                if jac < DIFFERENT_JACCARD:
                     break
-                donor_path = rng.choice([f for f in files if f != path])
-            html, templated = swap_content(a, page(donor_path), content)
-            b_raw = encode(html, a.encoding)
+            jac, donor_path, templated, b_raw = min(tries, key=lambda t: t[0])
             rec["content_from"] = donor_path
             rec["template_kept"] = templated
         for host, data in (("a", a.raw), ("b", b_raw)):
             target = out / host / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        b_html = html_to_unicode(None, b_raw)[1]
-        rec["jaccard"] = round(jaccard(html_shingles(a.html), html_shingles(b_html)), 6)
+        if label != "different":
+            jac = jaccard(html_shingles(a.html), html_shingles(html_to_unicode(None, b_raw)[1]))
+        rec["jaccard"] = round(jac, 6)
         records.append(rec)
         if len(cache) > 256:  # donors are drawn from the whole tree; keep memory flat
             cache.clear()
@@ -296,6 +395,7 @@ def build_mirror(
         "source": source_name or str(source),
         "seed": seed,
         "pages": len(records),
+        "redirects_left_out": len(listed) - len(files),
         "content_selector": content,
         "hosts": {"a": "a", "b": "b"},
         "counts": {label: sum(r["label"] == label for r in records) for label in LABELS},
