@@ -560,8 +560,8 @@ BROKEN_HTML = ARTICLE["urban-beekeeping"]     # unclosed elements, stray end tag
 GZIPPED = ARTICLE["solar-ovens"]              # Content-Encoding: gzip
 
 BINARY_PATHS = frozenset({IMAGE, PDF})
-# Pages with fewer content words than CONTENTSEEN_MIN_WORDS (default 5): neither stored nor dropped.
-# (The three news briefs are short too, 50-80 words of prose, but with headline, byline and
+# Pages with fewer content words than CONTENTSEEN_MIN_WORDS (default 5): fingerprinted exactly
+# (a hash of their whole text), so only a copy of that text is dropped. (The three news briefs are short too, 50-80 words of prose, but with headline, byline and
 # standfirst they reach 48-63 content words and are fingerprinted.)
 SHORT_PATHS = frozenset({SUBSCRIBE})
 # Linked only from this page (on either host): never requested when that page is dropped.
@@ -779,10 +779,10 @@ def index_page(mirror: bool = False) -> str:
 
 
 def subscribe_page() -> str:
-    """A short page: too few words to fingerprint."""
+    """A short page: too few words for a SimHash, fingerprinted exactly."""
     main = """      <section class="subscribe">
         <h1>Subscribe</h1>
-        <p>Join us: 25/year.</p>
+        <p>Join us.</p>
         <form action="/subscribe" method="post"><input type="email" name="email"
           placeholder="you@example.org"><button type="submit">Join</button></form>
       </section>"""
@@ -896,15 +896,12 @@ MIRROR_LABELS: dict[str, str] = _mirror_labels()
 
 def expected_mirror_outcome(path: str) -> str:
     """What the middleware does with the mirror's ``path`` when the original site was crawled
-    first into the same store: ``dropped``, ``kept``, ``short`` (too few words: kept, no
-    fingerprint), ``type`` (not HTML/text: untouched) or ``unreached`` (only linked from a
-    dropped page)."""
+    first into the same store: ``dropped``, ``kept``, ``type`` (not HTML/text: untouched) or
+    ``unreached`` (only linked from a dropped page)."""
     if path in ONLY_LINKED_FROM and expected_mirror_outcome(ONLY_LINKED_FROM[path]) == "dropped":
         return "unreached"
     if path in BINARY_PATHS:
         return "type"
-    if path in SHORT_PATHS:
-        return "short"
     return "kept" if MIRROR_LABELS[path] == DIFFERENT else "dropped"
 
 

@@ -5,7 +5,7 @@ redirects)::
 
     DOWNLOADER_MIDDLEWARES = {"contentseen.middleware.ContentSeenMiddleware": 560}
 
-All logic lives in ``contentseen.pipeline`` and ``contentseen.stores``; this class reads
+All logic lives in ``contentseen.engine`` (over ``pipeline`` and ``stores``); this class reads
 ``CONTENTSEEN_*`` settings, keeps stats under ``contentseen/`` and logs each drop.
 ``ContentSeenSpiderMiddleware`` serves ``CONTENTSEEN_REVISITS=follow``: it drops the items of a
 page crawled again unchanged, whose links the spider still follows.
@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request, Response, TextResponse
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
+from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
-from .pipeline import PageFingerprinter, Scheme
-from .stores import FingerprintStore, StoreError, open_store
+from .pipeline import Scheme
+from .stores import open_store
 from .stores.sqlite import default_sqlite_url
 
 if TYPE_CHECKING:
@@ -36,10 +38,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-HTML_TYPES = ("text/html", "application/xhtml+xml")
-TEXT_TYPES = ("text/plain",)
 ON_STORE_ERROR = ("keep", "stop")
-REVISITS = ("drop", "follow")
 SPIDER_MIDDLEWARE = "contentseen.middleware.ContentSeenSpiderMiddleware"
 
 
@@ -64,6 +63,7 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
         extract=settings.get("CONTENTSEEN_EXTRACT", Scheme.extract),
         min_words=number("MIN_WORDS", Scheme.min_words),
         weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
+        page_distance=number("PAGE_DISTANCE", Scheme.page_distance),
     )
 
 
@@ -80,17 +80,15 @@ def _spider_middleware_enabled(settings: BaseSettings) -> bool:
 
 class ContentSeenMiddleware:
     """Fingerprint each 2xx HTML/text response; drop it (``IgnoreRequest``) when a stored page is
-    within ``CONTENTSEEN_DISTANCE``, else store its fingerprint and let it through."""
+    within ``CONTENTSEEN_DISTANCE`` (and its whole text within ``CONTENTSEEN_PAGE_DISTANCE``),
+    else store its fingerprints and let it through. A shell over ``contentseen.engine.Engine``."""
 
-    def __init__(self, crawler: Crawler, pages: PageFingerprinter, store: FingerprintStore,
-                 on_store_error: str = "keep", revisits: str = "drop"):
+    def __init__(self, crawler: Crawler, engine: Engine, on_store_error: str = "keep"):
         self.crawler = crawler
         self.stats = crawler.stats
-        self.pages = pages
-        self.store = store
+        self.engine = engine
         self.on_store_error = on_store_error
-        self.revisits = revisits
-        self.bits = pages.scheme.bits
+        self.bits = engine.pages.scheme.bits
         self._closing = False
 
     @classmethod
@@ -116,23 +114,20 @@ class ContentSeenMiddleware:
             # Without it the items of unchanged pages would reach the item pipeline again.
             raise ContentSeenError(f"CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES = {{{SPIDER_MIDDLEWARE!r}: 100}}")
         pages = scheme_from_settings(settings).build()
+        scheme = pages.scheme
         url = settings.get("CONTENTSEEN_STORE") or default_sqlite_url(settings.get("JOBDIR"))
         store = open_store(
-            url, pages.identity, pages.scheme.bits, pages.scheme.distance,
+            url, pages.identity, scheme.bits, scheme.distance, page_distance=scheme.page_distance,
             prefix=settings.get("CONTENTSEEN_REDIS_PREFIX", "contentseen"),
         )
-        mw = cls(crawler, pages, store, on_error, revisits)
+        mw = cls(crawler, Engine(pages, store, revisits), on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
-        logger.info("ContentSeen: store %s, %d bits, distance %d, extract %s",
-                    url, pages.scheme.bits, pages.scheme.distance, pages.scheme.extract)
+        logger.info("ContentSeen: store %s, %d bits, distance %d, page distance %d, extract %s",
+                    url, scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        self.store.close()
-
-    def _skip(self, reason: str, response: Response) -> Response:
-        self.stats.inc_value(f"contentseen/skipped/{reason}")
-        return response
+        self.engine.store.close()
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         # The middleware's own cost, so users can see its share of their crawl.
@@ -147,26 +142,40 @@ class ContentSeenMiddleware:
         # page's mark ("unchanged" above all) to pages never checked.
         request.meta.pop("contentseen", None)
         if request.meta.get("contentseen_skip"):
-            return self._skip("meta", response)
-        if not 200 <= response.status < 300:
-            return self._skip("status", response)
-        ctype = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower().decode("latin-1")
-        if not isinstance(response, TextResponse) or ctype not in HTML_TYPES + TEXT_TYPES:
-            return self._skip("type", response)
-        page = self.pages.of_text(response.text) if ctype in TEXT_TYPES else self.pages.of_html(response.text)
-        fp_hex = page.hex(self.bits)
-        request.meta["contentseen"] = {"fingerprint": fp_hex, "text_chars": page.text_chars}
-        if page.fingerprint is None:
-            return self._skip("short", response)
+            self.stats.inc_value("contentseen/skipped/meta")
+            return response
+        if request.callback is NO_CALLBACK or request.meta.get("dont_obey_robotstxt"):
+            # Scrapy's own requests (robots.txt, sitemaps fetched for a middleware): stored, the
+            # next crawl would drop robots.txt as a copy of itself and obey nothing.
+            self.stats.inc_value("contentseen/skipped/internal")
+            return response
+        if not isinstance(response, TextResponse):  # Scrapy found no text in it
+            self.stats.inc_value("contentseen/skipped/type")
+            return response
+        decision = self.engine.decide(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
+        page = decision.page
+        if page is not None and page.fingerprint is not None:
+            request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "text_chars": page.text_chars,
+                                           "exact": page.exact}
+        outcome = decision.outcome
+        if outcome == "skipped":
+            reason = decision.reason.split(":", 1)[0]
+            self.stats.inc_value(f"contentseen/skipped/{reason}")
+            if reason == "error":
+                logger.warning("ContentSeen: cannot fingerprint %s (%s); kept unchecked",
+                               response.url, decision.reason[len("error: "):])
+            return response
         self.stats.inc_value("contentseen/checked")
-        try:
-            match = self.store.check_and_add(page.fingerprint, response.url)
-        except StoreError as exc:
-            return self._store_failed(exc, response)
-        if match is None:
+        if page is not None and page.exact:
+            self.stats.inc_value("contentseen/checked/exact")
+        if outcome == "store_error":
+            return self._store_failed(decision.reason, response)
+        if outcome == "kept":
             self.stats.inc_value("contentseen/stored")
             return response
-        if match.url == response.url and self.revisits == "follow":
+        match = decision.match
+        assert match is not None
+        if outcome == "revisited":
             self.stats.inc_value("contentseen/revisited")
             request.meta["contentseen"]["unchanged"] = match.distance
             logger.info(
@@ -176,19 +185,20 @@ class ContentSeenMiddleware:
             return response
         self.stats.inc_value("contentseen/dropped")
         self.stats.inc_value(f"contentseen/dropped/distance_{match.distance}")
+        whole = "" if match.page_distance is None else f"; whole page distance {match.page_distance}"
         logger.info(
-            "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)",
-            response.url, match.url, match.distance, fp_hex,
+            "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)%s",
+            response.url, match.url, match.distance, page.hex(self.bits), whole,
         )
         raise IgnoreRequest(f"near-duplicate of {match.url} (distance {match.distance})")
 
-    def _store_failed(self, exc: StoreError, response: Response) -> Response:
+    def _store_failed(self, error: str, response: Response) -> Response:
         self.stats.inc_value("contentseen/store_errors")
         if self.on_store_error == "stop":
-            logger.error("ContentSeen: %s; closing the spider (CONTENTSEEN_ON_STORE_ERROR=stop)", exc)
+            logger.error("ContentSeen: %s; closing the spider (CONTENTSEEN_ON_STORE_ERROR=stop)", error)
             self._close_spider("contentseen_store_error")
         else:
-            logger.error("ContentSeen: %s; keeping %s (CONTENTSEEN_ON_STORE_ERROR=keep)", exc, response.url)
+            logger.error("ContentSeen: %s; keeping %s (CONTENTSEEN_ON_STORE_ERROR=keep)", error, response.url)
         return response
 
     def _close_spider(self, reason: str) -> None:

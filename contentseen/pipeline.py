@@ -1,33 +1,53 @@
-"""One page's way from bytes to fingerprint, shared by the middleware and the commands.
+"""One page's way from bytes to fingerprints, shared by the middleware and the commands.
 
 ``Scheme`` holds the settings that decide a fingerprint; ``Scheme.build()`` loads the files it
 names once and returns a ``PageFingerprinter``. Two fingerprints are comparable only when made
 under the same ``PageFingerprinter.identity``, which the stores save and check.
+
+A page gets two fingerprints: the *content* fingerprint (its main content, under the scheme:
+the one the stores index and ``CONTENTSEEN_DISTANCE`` applies to) and the *whole-page*
+fingerprint (a 64-bit SimHash of all its visible text, menus included). A page is a duplicate
+only when both agree (``same_page``): content extraction picks a block by markup, and on a
+markup it misreads (a table of contents narrowed to its site's tagline) unrelated pages got the
+same content fingerprint; their whole texts still differ. A page with fewer than ``min_words``
+content words is fingerprinted *exactly*: both fingerprints are a hash of its whole text
+(whitespace collapsed), so only copies of that text match it (soft-404s, empty baskets, login
+walls), never another near-empty page.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, Mapping
 
 import numpy as np
+import xxhash
 
 from .corpus import read_pages
 from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
 from .hashtable import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
 from .simhash import Fingerprinter
-from .text import EXTRACT_MODES, Extract, decode_html, visible_text
-from .tokens import BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, tokenize, word_counts
+from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
+from .tokens import BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_counts, tokenize, word_counts
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
 # v3: the narrowing stops at a document's sections (a dominant child with a sibling of the same
 #     kind holding text) and drops small, unlike elements at the start and end of the block.
-EXTRACTION_VERSION = 3
+# v4: both the content and the whole text; too deeply nested pages read without a tree.
+EXTRACTION_VERSION = 4
+# The whole-page fingerprint: 64 bits, hashed features, the built-in table, any-script tokens.
+PAGE_BITS = 64
+PAGE_FEATURES = 65536
+# Default largest distance of two pages' whole-page fingerprints for a drop (see README,
+# "Detection quality", for how it was chosen).
+PAGE_DISTANCE = 10
+# How many times a content word counts in the whole-page fingerprint (see _page_fingerprint).
+CONTENT_BOOST = 2
 # How a word's count on a page becomes its weight: raw count, 1 + ln(count), or 1; "auto" is
 # "tf" with a corpus vocabulary (the course's scheme, as contentseen-report computes it), else "log".
 WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
@@ -48,6 +68,8 @@ class Scheme:
     extract: Extract = "main"
     min_words: int = 5
     weighting: str = "auto"
+    page_distance: int = PAGE_DISTANCE
+    extractor: Extractor | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not 1 <= self.bits <= MAX_BUILTIN_BITS:
@@ -66,6 +88,8 @@ class Scheme:
             raise ContentSeenError(f"CONTENTSEEN_MIN_WORDS: {self.min_words} must be >= 0")
         if self.weighting not in WEIGHTINGS:
             raise ContentSeenError(f"CONTENTSEEN_WEIGHTING: {self.weighting!r} is not one of {WEIGHTINGS}")
+        if not 0 <= self.page_distance <= PAGE_BITS:
+            raise ContentSeenError(f"CONTENTSEEN_PAGE_DISTANCE: {self.page_distance} is out of range 0..{PAGE_BITS}")
 
     @property
     def word_weighting(self) -> str:
@@ -89,18 +113,39 @@ class Scheme:
             table = builtin_hashtable(self.features, self.bits)
         return PageFingerprinter(self, stopwords, features, table)
 
+    @property
+    def page_scheme(self) -> bool:
+        """Whether the content fingerprint is made as the whole-page one is (then one table
+        serves both)."""
+        return (self.corpus is None and self.hashvalues is None and self.bits == PAGE_BITS
+                and self.features == PAGE_FEATURES)
+
 
 @dataclass(frozen=True)
 class PageFingerprint:
-    """A page's fingerprint (None: too few words to fingerprint), with what it was made from."""
+    """A page's fingerprints (None: no visible text), with what they were made from: content
+    words, characters of content text, and whether they are exact hashes (a short page)."""
 
     fingerprint: int | None
     words: int
     text_chars: int
+    page: int | None = None
+    exact: bool = False
 
     def hex(self, bits: int) -> str | None:
-        """The fingerprint as fixed-width hex, or None."""
+        """The content fingerprint as fixed-width hex, or None."""
         return None if self.fingerprint is None else format(self.fingerprint, f"0{(bits + 3) // 4}x")
+
+
+def same_page(a: PageFingerprint, b: PageFingerprint, scheme: "Scheme") -> bool:
+    """The drop rule, as the stores apply it: content fingerprints within ``distance`` and
+    whole-page fingerprints within ``page_distance`` (the stores find the candidates by the
+    content fingerprint and check the page fingerprint of each)."""
+    if a.fingerprint is None or b.fingerprint is None:
+        return False
+    if (a.fingerprint ^ b.fingerprint).bit_count() > scheme.distance:
+        return False
+    return a.page is None or b.page is None or (a.page ^ b.page).bit_count() <= scheme.page_distance
 
 
 # 1 + ln(count) for the counts a page's words mostly have, computed once with math.log (the
@@ -123,17 +168,48 @@ def word_weights(counts: np.ndarray, weighting: str) -> np.ndarray:
     return np.ones(len(counts))
 
 
+class _Rows:
+    """Each word's table row (-1: a stopword), so a word is looked up and hashed once, not on
+    every page; bounded (started afresh when full) as a crawl meets ever more rare words."""
+
+    def __init__(self, fingerprinter: Fingerprinter, stopwords: frozenset[bytes]):
+        self.fingerprinter, self.stopwords = fingerprinter, stopwords
+        self._rows: dict[bytes, int] = {}
+
+    def of(self, counts: Mapping[bytes, int]) -> np.ndarray:
+        """The row of each word of ``counts``, in order."""
+        rows = np.fromiter(map(self._rows.get, counts, repeat(-2)), dtype=np.intp, count=len(counts))
+        unknown = np.flatnonzero(rows == -2).tolist()  # words not met yet
+        if unknown:
+            rows_of = self._rows
+            if len(rows_of) + len(unknown) > _ROW_CACHE_SIZE:
+                # A new dict, not clear(): a thread fingerprinting another page keeps its own.
+                self._rows = rows_of = {}
+            stop, row, words = self.stopwords, self.fingerprinter.features.row, list(counts)
+            for i in unknown:
+                w = words[i]
+                rows[i] = rows_of[w] = -1 if w in stop else row(w)
+        return rows
+
+
 class PageFingerprinter:
-    """HTML or text -> words -> fingerprint, under one ``Scheme``."""
+    """HTML or text -> content and whole text -> words -> fingerprints, under one ``Scheme``."""
 
     def __init__(self, scheme: Scheme, stopwords: frozenset[str], features: Features, table: Any):
         self.scheme = scheme
         self.stopwords = stopwords
+        self.extractor = scheme.extractor or Extractor(scheme.extract)
         self.fingerprinter = Fingerprinter(features, table)
-        self._stopwords_bytes = stopword_bytes(stopwords)
-        # Each word's table row (-1: a stopword), so a word is looked up and hashed once, not
-        # on every page; bounded (started afresh when full) as a crawl meets ever more rare words.
-        self._rows: dict[bytes, int] = {}
+        stop = stopword_bytes(stopwords)
+        self._rows = _Rows(self.fingerprinter, stop)
+        # A corpus vocabulary is of the assignment's ASCII words (as contentseen-report counts
+        # them); hashed features take words of any script.
+        self._counts = word_counts if scheme.corpus else token_counts
+        if scheme.page_scheme:
+            self._page_rows = self._rows
+        else:
+            page = Fingerprinter(HashedFeatures(PAGE_FEATURES), builtin_hashtable(PAGE_FEATURES, PAGE_BITS))
+            self._page_rows = _Rows(page, stop)
         self.identity: dict[str, str] = {
             "bits": str(scheme.bits),
             "features": features.digest,
@@ -143,45 +219,70 @@ class PageFingerprinter:
             ).hexdigest(),
             "extract": f"{scheme.extract}/v{EXTRACTION_VERSION}",
             "weighting": scheme.word_weighting,
+            "words": "ascii" if scheme.corpus else "any-script/v1",
+            "page": f"simhash{PAGE_BITS}/{scheme.page_distance}",
         }
 
-    def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprint:
-        """Fingerprint of a page given as the count of each of its words (ASCII bytes, stopwords
-        included or not); none when it has fewer than ``min_words`` content words (else every
-        near-empty page would duplicate every other)."""
-        rows = np.fromiter(map(self._rows.get, counts, repeat(-2)), dtype=np.intp, count=len(counts))
-        unknown = np.flatnonzero(rows == -2).tolist()  # words this fingerprinter has not met yet
-        if unknown:
-            rows_of = self._rows
-            if len(rows_of) + len(unknown) > _ROW_CACHE_SIZE:
-                # A new dict, not clear(): a thread fingerprinting another page keeps its own.
-                self._rows = rows_of = {}
-            stop, row, words = self._stopwords_bytes, self.fingerprinter.features.row, list(counts)
-            for i in unknown:
-                w = words[i]
-                rows[i] = rows_of[w] = -1 if w in stop else row(w)
+    def _weighted(self, rows_of: _Rows, counts: Mapping[bytes, int]) -> tuple[np.ndarray, np.ndarray, int]:
+        """Table rows and weights of a page's content words, and how many there are."""
+        rows = rows_of.of(counts)
         n = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         content = rows >= 0
         rows, n = rows[content], n[content]
-        total = int(n.sum())
+        return rows, word_weights(n, self.scheme.word_weighting), int(n.sum())
+
+    def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int]) -> tuple[int | None, int]:
+        """(fingerprint, content words) of a page's word counts; None when it has fewer than
+        ``min_words`` content words."""
+        rows, weights, total = self._weighted(rows_of, counts)
         if total < max(self.scheme.min_words, 1):
-            return PageFingerprint(None, total, text_chars)
-        fingerprint = self.fingerprinter.fingerprint_rows(rows, word_weights(n, self.scheme.word_weighting))
-        return PageFingerprint(fingerprint, total, text_chars)
+            return None, total
+        return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
+
+    def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprint:
+        """Content fingerprint of a page given as the count of each of its words (bytes,
+        stopwords included or not), without a whole-page fingerprint; none when it has fewer
+        than ``min_words`` content words."""
+        fingerprint, words = self._simhash(self._rows, counts)
+        return PageFingerprint(fingerprint, words, text_chars)
 
     def of_words(self, words: list[str], text_chars: int) -> PageFingerprint:
-        """Fingerprint of a page's words (as ``tokenize`` gives them; any other string is split
-        into words as ``tokenize`` would)."""
+        """Content fingerprint of a page's words (as ``tokenize`` gives them; any other string is
+        split into words as ``tokenize`` would)."""
         return self.of_counts(word_counts(" ".join(words)), text_chars)
 
+    def of_texts(self, texts: PageText) -> PageFingerprint:
+        """Both fingerprints of a page's extracted text (see the module's docstring)."""
+        content = texts.content
+        fingerprint, words = self._simhash(self._rows, self._counts(content))
+        if fingerprint is not None:
+            return PageFingerprint(fingerprint, words, len(content.strip()), self._page_fingerprint(texts))
+        whole = " ".join(texts.whole.split())
+        if not whole:
+            return PageFingerprint(None, 0, 0)
+        exact = xxhash.xxh3_128_intdigest(whole.encode("utf-8", "replace"))
+        bits = self.scheme.bits
+        return PageFingerprint(exact >> (128 - bits), words, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
+
+    def _page_fingerprint(self, texts: PageText) -> int:
+        """The whole-page fingerprint: every word of the page, those of its content counted
+        ``CONTENT_BOOST`` times more. A banner or notice added around a short page's content
+        then moves it less, while a page whose content block is a sliver of it (a table of
+        contents narrowed to its site's tagline) is still its whole text."""
+        rows_of = self._page_rows
+        rows, weights, _ = self._weighted(rows_of, token_counts(texts.whole, numbers=True))
+        c_rows, c_weights, _ = self._weighted(rows_of, token_counts(texts.content, numbers=True))
+        return rows_of.fingerprinter.fingerprint_rows(
+            np.concatenate((rows, c_rows)), np.concatenate((weights, (CONTENT_BOOST - 1) * c_weights)))
+
     def of_text(self, text: str) -> PageFingerprint:
-        """Fingerprint of plain text (``text/plain`` responses, extracted HTML text)."""
-        return self.of_counts(word_counts(text), len(text.strip()))
+        """Fingerprints of plain text (``text/plain`` responses): the text is the whole page."""
+        return self.of_texts(PageText(text, text))
 
     def of_html(self, html: str) -> PageFingerprint:
-        """Fingerprint of a decoded HTML document."""
-        return self.of_text(visible_text(html, self.scheme.extract))
+        """Fingerprints of a decoded HTML document."""
+        return self.of_texts(self.extractor.texts(html))
 
     def of_html_bytes(self, body: bytes, content_type: str | None = None) -> PageFingerprint:
-        """Fingerprint of an HTML body as downloaded."""
+        """Fingerprints of an HTML body as downloaded."""
         return self.of_html(decode_html(body, content_type))

@@ -1,13 +1,22 @@
 """Words and stopwords.
 
-A word is a maximal run of ASCII letters, lower-cased; every other character (digits,
-punctuation, non-ASCII, ``\\r``) separates words. This is the assignment's definition and the
-one every fingerprint in the project uses, online and offline.
+Two definitions of a word:
+
+* ``tokenize`` / ``word_counts`` -- the assignment's: a maximal run of ASCII letters,
+  lower-cased; every other character (digits, punctuation, non-ASCII, ``\\r``) separates words.
+  ``contentseen-report`` and a scheme with a corpus vocabulary (``CONTENTSEEN_CORPUS``) use it, so
+  a page gets the same fingerprint online and offline.
+* ``token_counts`` -- any language's, for pages on the web: a maximal run of letters of any
+  script, lower-cased (optionally runs of digits too); in scripts written without spaces between words (Chinese,
+  Japanese, Thai, Lao, Khmer, Myanmar) each pair of neighbouring characters is a token. With
+  ASCII words only, a Russian and a Japanese page that shared an English byline had the same
+  fingerprint, and a page of dates and version numbers had none.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 
 from .errors import ContentSeenError
@@ -62,6 +71,33 @@ def _word_bytes(text: str | bytes) -> list[bytes]:
 def word_counts(text: str | bytes) -> Counter[bytes]:
     """How often each word occurs in ``text`` (words as ASCII bytes, in first-seen order)."""
     return Counter(_word_bytes(text))
+
+
+_ALNUM = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 <= c <= 57 else 32 for c in range(256))
+# Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, Hiragana, Katakana,
+# Bopomofo, CJK ideographs (extension A, unified, compatibility), Katakana extensions.
+_UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
+             "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff")
+# Combining marks that \\w leaves out but words are made of (Indic vowel signs, Arabic harakat).
+_MARKS = "\u0300-\u036f\u064b-\u065f\u0900-\u0dff"
+_WORD = re.compile(f"([{_UNSPACED}]+)|(?:[^\\W\\d_{_UNSPACED}]|[{_MARKS}])+")
+_WORD_OR_NUMBER = re.compile(f"([{_UNSPACED}]+)|(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")
+
+
+def token_counts(text: str, numbers: bool = False) -> Counter[bytes]:
+    """How often each token (see the module's docstring) occurs in ``text``, as UTF-8 bytes;
+    runs of digits are tokens too with ``numbers`` (for the whole page: a list of releases;
+    not for its content, where a changed date or counter would move the fingerprint)."""
+    if text.isascii():  # most pages: one C-level byte map and a split, as word_counts
+        return Counter(text.encode("ascii").translate(_ALNUM if numbers else _LETTERS).split())
+    counts: Counter[bytes] = Counter()
+    for m in (_WORD_OR_NUMBER if numbers else _WORD).finditer(text.lower()):
+        run = m.group()
+        if m.group(1) is None or len(run) == 1:
+            counts[run.encode()] += 1
+        else:
+            counts.update(run[i:i + 2].encode() for i in range(len(run) - 1))
+    return counts
 
 
 def stopword_bytes(stopwords: frozenset[str]) -> frozenset[bytes]:

@@ -7,5 +7,6 @@ from dataclasses import dataclass
 class PageItem:
     url: str
     title: str
-    fingerprint: str | None  # hex; None when the page had too little text to fingerprint
+    fingerprint: str | None  # hex; None when the page had no text to fingerprint
     text_chars: int
+    exact: bool  # fingerprinted by an exact hash of its text (fewer than CONTENTSEEN_MIN_WORDS words)

@@ -35,7 +35,7 @@ from contentseen.cli.demo import crawl_command, crawl_env
 SITE_A = ds.build_site(mirror=False)
 SITE_B = ds.build_site(mirror=True)
 TEXT_PATHS = ds.html_paths(SITE_A)  # HTML and text/plain pages (robots.txt aside)
-FINGERPRINTABLE = [p for p in TEXT_PATHS if p not in ds.SHORT_PATHS]
+FINGERPRINTABLE = TEXT_PATHS  # short pages too, by an exact hash
 STORE_NAME = "fp.sqlite"
 
 
@@ -78,17 +78,16 @@ def test_first_crawl_keeps_every_page_once_with_the_fingerprint_the_library_comp
     for path in TEXT_PATHS:
         item = by_path[path]
         want = offline_fingerprint(pages, SITE_A[path])
-        if path in ds.SHORT_PATHS:
-            assert want is None and item["fingerprint"] is None, path
-        else:
-            assert want is not None, path
-            assert int(item["fingerprint"], 16) == want, f"{path}: crawl and library disagree"
+        assert want is not None, path
+        assert int(item["fingerprint"], 16) == want, f"{path}: crawl and library disagree"
+        assert item["exact"] == (path in ds.SHORT_PATHS), path
         assert item["text_chars"] > 0
     st = c.stats
     assert st["contentseen/stored"] == len(FINGERPRINTABLE)
     assert st["contentseen/checked"] == st["contentseen/stored"] + st.get("contentseen/dropped", 0)
     assert st["contentseen/skipped/type"] == len(ds.BINARY_PATHS)
-    assert st["contentseen/skipped/short"] == len(ds.SHORT_PATHS) + 1  # + robots.txt
+    assert st["contentseen/checked/exact"] == len(ds.SHORT_PATHS)
+    assert st["contentseen/skipped/internal"] == 1  # robots.txt is Scrapy's, never judged
     # Every page stored once, after the mirror's different pages; nothing stored by the re-crawl.
     assert len(store_rows(run.store)) == len(FINGERPRINTABLE) + len(ds.DIFFERENT_PATHS)
 
@@ -126,7 +125,7 @@ def test_mirror_crawl_drops_identical_and_near_copies_and_keeps_different_pages(
         if path in drops:
             outcome[path] = "dropped"
         elif path in items:
-            outcome[path] = "kept" if items[path]["fingerprint"] else "short"
+            outcome[path] = "kept"
         elif path not in run.b_requests:
             outcome[path] = "unreached"
         elif path in ds.BINARY_PATHS:
@@ -224,8 +223,6 @@ def test_both_hosts_in_one_crawl_keep_each_distinct_page_once(tmp_path):
         ua, ub = a.u(path), b.u(path)
         if path in ds.BINARY_PATHS:
             assert ua not in drops and ub not in drops
-        elif path in ds.SHORT_PATHS:
-            assert {ua, ub} <= set(c.item_urls()) and not ({ua, ub} & kept)
         elif label == ds.DIFFERENT:
             assert {ua, ub} <= kept, path
         elif path in ds.ONLY_LINKED_FROM:
@@ -344,11 +341,11 @@ def test_revisits_follow_finds_new_pages_behind_unchanged_ones_and_drop_stops(tm
         following = crawl([a.u("/")], tmp_path, store, "CONTENTSEEN_REVISITS=follow", name="r2-follow")
         assert following.returncode == 0, following.log[-3000:]
         assert following.errors() == []
-    # New content is kept; pages too short to fingerprint are never stored, so they come again.
-    assert sorted(path_of(u) for u in following.item_urls()) == sorted({NEW_ARTICLE.path} | ds.SHORT_PATHS)
+    # New content is kept; every stored page (short ones too) is unchanged.
+    assert sorted(path_of(u) for u in following.item_urls()) == [NEW_ARTICLE.path]
     assert following.drops == []
     revisited = following.stats["contentseen/revisited"]
-    assert revisited == len(first.items) - len(ds.SHORT_PATHS)  # every stored page, unchanged
+    assert revisited == len(first.items)
     assert following.stats["contentseen/revisit_items_dropped"] == revisited
     assert following.stats["contentseen/stored"] == 1
     assert f"ContentSeen: {a.u('/')} is unchanged since it was stored (distance 0)" in following.log

@@ -256,12 +256,14 @@ def hand_case(tmp_path: Path) -> tuple[Path, Path, list[str]]:
     p2  alpha echo foxtrot golf   | alpha bravo echo foxtrot golf -> 11110000 vs 11000000 (a+b has
         zero sums in bits 2..5, which give 0): d 2; J = 1 shared of 4 shingles = 0.25
     p3  bravo hotel india juliet  | charlie hotel india juliet    -> 11001100 vs 10101010: d 4, J 1/3
-    p4  alpha kilo                | alpha                         -> B has 1 word < min 2: no
-        fingerprint; J 0 ("alpha kilo" vs "alpha", each one shingle)
+    p4  alpha kilo                | alpha                         -> B has 1 word < min 2:
+        fingerprinted exactly; J 0 ("alpha kilo" vs "alpha", each one shingle)
     p5  binary data named .html: left out.   notes.txt: not HTML by name, ignored.
 
     Host A in key order: p1 11110000, p2 11110000, p3 11001100, p4 11110000 -> p2 is dropped
-    against p1 (J 1, a true drop), p4 against p1/p2 (J 0: a false drop).
+    against p1 (J 1, a true drop). On content fingerprints alone p4 would be dropped against
+    p1/p2 (J 0) and B's p2 against A's (J 0.25): their whole-page fingerprints (64-bit, every
+    word) are far apart, so neither is.
     """
     files = tmp_path / "files"
     files.mkdir()
@@ -291,18 +293,17 @@ def test_evaluate_counts_match_the_hand_computed_case(hand_case):
     assert set(groups) == {"J=1", "J 0.2-0.5", "J 0-0.2"}
     one, mid, low = groups["J=1"], groups["J 0.2-0.5"], groups["J 0-0.2"]
     assert (one["pairs"], one["dropped"], one["no_fingerprint"], one["distances"]["0"]) == (1, 1, 0, 1)
-    assert (mid["pairs"], mid["dropped"], mid["no_fingerprint"]) == (2, 1, 0)
+    assert (mid["pairs"], mid["dropped"], mid["no_fingerprint"]) == (2, 0, 0)
     assert mid["distances"]["2"] == 1 and mid["distances"]["4"] == 1 and sum(mid["distances"].values()) == 2
-    assert (low["pairs"], low["dropped"], low["no_fingerprint"]) == (1, 0, 1)
-    assert doc["confusion"] == {"tp": 1, "fp": 1, "fn": 0, "tn": 2}
-    assert doc["precision"] == 0.5 and doc["recall"] == 1.0
+    assert (low["pairs"], low["dropped"], low["no_fingerprint"]) == (1, 0, 0)
+    assert doc["confusion"] == {"tp": 1, "fp": 0, "fn": 0, "tn": 3}
+    assert doc["precision"] == 1.0 and doc["recall"] == 1.0
     w = doc["within_host_a"]
-    assert (w["pages"], w["fingerprinted"], w["dropped"], w["false"]) == (4, 4, 2, 1)
-    assert w["cases"] == [{"a": "p1.html", "b": "p4.html", "distance": 0, "jaccard": 0.0}]
+    assert (w["pages"], w["fingerprinted"], w["dropped"], w["false"]) == (4, 4, 1, 0)
+    assert w["cases"] == []
     assert [x["path"] for x in doc["left_out"]] == ["p5.html"]
-    assert [x["path"] for x in doc["worst"]["false"]] == ["p2.html"]
-    assert doc["worst"]["false"][0] == {"path": "p2.html", "truth": "J 0.2-0.5", "distance": 2,
-                                        "jaccard": 0.25, "words_a": 4, "words_b": 5}
+    assert doc["worst"]["false"] == []
+    assert doc["worst"]["missed"] == []
     assert doc["scheme"]["bits"] == 8 and doc["targets"] == []
 
 
@@ -312,14 +313,15 @@ def test_evaluate_table_is_readable(hand_case, run):
     assert r.returncode == 0, r.stderr
     out = r.stdout.decode()
     lines = out.splitlines()
-    assert "8 bits, distance 3, 4 features" in lines[0]
+    assert "8 bits, distance 3, page distance 10, 4 features" in lines[0]
     row = next(line for line in lines if line.startswith("J 0.2-0.5"))
-    assert row.split()[2:6] == ["2", "0", "1", "50.0%"]
-    assert "precision 0.500, recall 1.000" in out
-    assert "within host a: 2 of 4 pages" in out and "1 of them false drops" in out
+    assert row.split()[2:6] == ["2", "0", "0", "0.0%"]
+    assert "dropped (content within 3 and whole page within 10)" in out
+    assert "precision 1.000, recall 1.000" in out
+    assert "within host a: 1 of 4 pages dropped" in out and "0 of them false drops" in out
     assert "left out: 1 pairs (e.g. p5.html: not HTML" in out
-    assert "non-duplicates dropped" in out and "a/p2.html" in out
-    assert "distance 0  Jaccard 0.000  a/p4.html ~ a/p1.html" in out
+    assert "pages fingerprinted exactly (fewer than 2 words): 1; pages that could not be fingerprinted (errors): 0" in out
+    assert "no worst cases" in out
 
 
 def test_evaluate_labels_and_targets(tree: Path, tmp_path: Path, run):

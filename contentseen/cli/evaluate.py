@@ -40,6 +40,8 @@ def _parser() -> OneLineParser:
     s = p.add_argument_group("fingerprint scheme (the middleware's CONTENTSEEN_* settings)")
     s.add_argument("--bits", type=int, default=_DEFAULTS["bits"], help="CONTENTSEEN_BITS (default %(default)s)")
     s.add_argument("--distance", type=int, default=_DEFAULTS["distance"], help="CONTENTSEEN_DISTANCE (default %(default)s)")
+    s.add_argument("--page-distance", type=int, default=_DEFAULTS["page_distance"],
+                   help="CONTENTSEEN_PAGE_DISTANCE (default %(default)s)")
     s.add_argument("--features", type=int, default=_DEFAULTS["features"], help="CONTENTSEEN_FEATURES (default %(default)s)")
     s.add_argument("--stopwords", help="CONTENTSEEN_STOPWORDS: a stopword file (default: built-in list)")
     s.add_argument("--hashvalues", help="CONTENTSEEN_HASHVALUES: a 0/1 hash table file (default: built-in)")
@@ -75,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         scheme = Scheme(bits=args.bits, features=args.features, distance=args.distance,
                         stopwords=args.stopwords, hashvalues=args.hashvalues, corpus=args.corpus,
-                        extract=args.extract, min_words=args.min_words, weighting=args.weighting)
+                        extract=args.extract, min_words=args.min_words, weighting=args.weighting,
+                        page_distance=args.page_distance)
         scheme.build()  # bad stopword, table or corpus files fail here, before any page is read
         if len(args.inputs) == 1:
             if not os.path.exists(args.inputs[0]):

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..pipeline import PageFingerprinter, Scheme
+from ..pipeline import PageFingerprint, PageFingerprinter, Scheme, same_page
 from ..simhash import from_int
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
@@ -56,7 +56,9 @@ class PairResult:
     words_a: int
     words_b: int
     fp_a: int | None
-    dropped: bool  # distance <= the scheme's distance
+    dropped: bool  # both fingerprints agree (pipeline.same_page)
+    page_a: int | None = None  # page A's whole-page fingerprint
+    page_distance: int | None = None  # of the whole-page fingerprints
 
 
 @dataclass
@@ -90,6 +92,8 @@ class Evaluation:
     low_jaccard: float
     only_a: int = 0
     only_b: int = 0
+    errors: int = 0  # pages whose fingerprinting raised (each would go on unchecked)
+    short: int = 0  # pages fingerprinted exactly (fewer than min_words content words)
 
     @property
     def precision(self) -> float:
@@ -140,7 +144,10 @@ def _page(pages: PageFingerprinter, ref: PageRef, truth: bool):
     if looks_binary(data):
         return None
     html = decode_html(data, ref.content_type)  # = of_html_bytes, keeping the text for the truth
-    page = pages.of_html(html)
+    try:
+        page = pages.of_html(html)
+    except Exception:  # as the engine does: the page goes on unchecked (counted)
+        page = None
     return page, (html_shingles(html) if truth else None)
 
 
@@ -153,7 +160,7 @@ def _one_pair(pair: Pair) -> tuple:
         return ("skip", pair.key, f"not HTML (binary data): {(pair.a if pa is None else pair.b).name}")
     (a, sa), (b, sb) = pa, pb
     jac = pair.jaccard if not truth else jaccard(sa, sb)
-    return ("ok", pair.key, a.fingerprint, b.fingerprint, a.words, b.words, jac)
+    return ("ok", pair.key, a, b, jac)
 
 
 def _shingles_of(ref: PageRef) -> np.ndarray:
@@ -212,21 +219,27 @@ def evaluate(
     are duplicates) and ``bands`` is off; else its Jaccard: a duplicate when >= ``dup_jaccard``.
     """
     labelled = pairset.labelled and not bands
-    k = scheme.distance
     results: list[PairResult] = []
     skipped: list[tuple[str, str]] = []
     by_key = {p.key: p for p in pairset.pairs}
     total = len(pairset.pairs)
+    errors = short = 0
+    none = PageFingerprint(None, 0, 0)
     for n, out in enumerate(_map(pairset.pairs, scheme, make, jobs), 1):
         if out[0] == "skip":
             skipped.append((out[1], out[2]))
         else:
-            _, key, fa, fb, wa, wb, jac = out
+            _, key, a, b, jac = out
+            errors += (a is None) + (b is None)
+            a, b = a or none, b or none
+            short += a.exact + b.exact
             label = by_key[key].label if labelled else None
             dup = label in DUPLICATE_LABELS if labelled else jac >= dup_jaccard
+            fa, fb = a.fingerprint, b.fingerprint
             dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
-            results.append(PairResult(key, group_of(label, jac), dup, jac, dist, wa, wb, fa,
-                                      dist is not None and dist <= k))
+            page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
+            results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.words, b.words, fa,
+                                      same_page(a, b, scheme), a.page, page_dist))
         if progress and (n % 500 == 0 or n == total):
             progress(n, total)
     if not results:
@@ -258,6 +271,7 @@ def evaluate(
         results, skipped, tp, fp, fn, tn, within, dup_jaccard, low_jaccard,
         only_a=len(pairset.only_a) if not pairset.labelled else 0,
         only_b=len(pairset.only_b) if not pairset.labelled else 0,
+        errors=errors, short=short,
     )
 
 
@@ -271,12 +285,11 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
     """Drops of host A's pages against earlier pages of host A, found with the Hamming index."""
     from ..index import HammingIndex
 
-    fps = [(r.key, r.fp_a) for r in results if r.fp_a is not None]
-    fps.sort()
+    fps = sorted((r.key, r.fp_a, r.page_a) for r in results if r.fp_a is not None)
     info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": []}
     if len(fps) < 2:
         return info
-    words = _as_index_words([fp for _, fp in fps], scheme.bits)
+    words = _as_index_words([fp for _, fp, _ in fps], scheme.bits)
     index = HammingIndex(scheme.bits, scheme.distance)
     index.add(words, np.arange(len(fps), dtype=np.int64))
     hits = index.query_many(words)
@@ -290,8 +303,12 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
             cache[i] = _shingles_of(refs[fps[i][0]])
         return cache[i]
 
+    def agree(i: int, j: int) -> bool:  # the whole-page half of pipeline.same_page
+        pi, pj = fps[i][2], fps[j][2]
+        return pi is None or pj is None or (pi ^ pj).bit_count() <= scheme.page_distance
+
     for i, (ids, dists) in enumerate(hits):
-        earlier = [(int(d), int(j)) for j, d in zip(ids, dists) if j < i]
+        earlier = [(int(d), int(j)) for j, d in zip(ids, dists) if j < i and agree(i, int(j))]
         if not earlier:
             continue
         info["dropped"] += 1

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..engine import HTML_TYPES, media_type
 from ..errors import ContentSeenError
 from .mirror import HTML_SUFFIXES, LABELS, LABELS_FILE, LABELS_FORMAT
-
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
 @dataclass(frozen=True)
@@ -126,7 +125,7 @@ def _read_httpcache(root: Path) -> Crawl:
         except OSError:
             headers = b""
         ctype = _header_value(headers, b"content-type")
-        if ctype is not None and ctype.split(";")[0].strip().lower() not in HTML_TYPES:
+        if ctype is not None and media_type(ctype) not in HTML_TYPES:
             crawl.not_html.append(url)
             continue
         crawl.pages.setdefault(url_key(url), PageRef(url, path=str(body), content_type=ctype))
@@ -169,7 +168,7 @@ def _read_export(path: Path) -> Crawl:
         if body is None:
             raise ContentSeenError(f"{path}: item {n} ({item['url']}) has no \"body\", \"html\" or \"text\" string")
         ctype = item.get("content_type") if isinstance(item.get("content_type"), str) else None
-        if ctype is not None and ctype.split(";")[0].strip().lower() not in HTML_TYPES:
+        if ctype is not None and media_type(ctype) not in HTML_TYPES:
             crawl.not_html.append(item["url"])
             continue
         crawl.pages.setdefault(url_key(item["url"]), PageRef(item["url"], body=body.encode("utf-8"),

@@ -11,8 +11,8 @@ def scheme_line(ev: Evaluation) -> str:
         f", {name} {value}" for name, value in (("stopwords", s.stopwords), ("hash table", s.hashvalues),
                                                  ("corpus", s.corpus)) if value
     )
-    return (f"{s.bits} bits, distance {s.distance}, {s.features} features, weighting {s.word_weighting}, extract {s.extract}, "
-            f"min {s.min_words} words{extra}")
+    return (f"{s.bits} bits, distance {s.distance}, page distance {s.page_distance}, {s.features} features, "
+            f"weighting {s.word_weighting}, extract {s.extract}, min {s.min_words} words{extra}")
 
 
 def _pct(n: int, d: int) -> str:
@@ -21,7 +21,7 @@ def _pct(n: int, d: int) -> str:
 
 def table(ev: Evaluation, title: str | None = None) -> str:
     """The per-group table with distance counts 0..8, then P/R, within-host drops, targets."""
-    k = ev.scheme.distance
+    rule = f"content within {ev.scheme.distance} and whole page within {ev.scheme.page_distance}"
     lines = []
     if title:
         lines.append(title)
@@ -33,11 +33,11 @@ def table(ev: Evaluation, title: str | None = None) -> str:
         cells = " ".join(f"{n:>5}" for n in r.hist)
         lines.append(f"{r.group:<11} {r.pairs:>6} {r.no_fp:>6} {r.dropped:>7} {_pct(r.dropped, r.pairs):>7} {cells} {r.over:>5}")
     truth = "identical+near" if ev.labelled else f"Jaccard >= {ev.dup_jaccard:g}"
-    lines.append(f"dropped at distance <= {k} vs truth ({truth}): precision {ev.precision:.3f}, "
+    lines.append(f"dropped ({rule}) vs truth ({truth}): precision {ev.precision:.3f}, "
                  f"recall {ev.recall:.3f} (tp {ev.tp}, fp {ev.fp}, fn {ev.fn}, tn {ev.tn})")
     w = ev.within
     lines.append(
-        f"within host a: {w['dropped']} of {w['pages']} pages within {k} of an earlier page of a, "
+        f"within host a: {w['dropped']} of {w['pages']} pages dropped as copies of an earlier page of a, "
         f"{w['false']} of them false drops (Jaccard < {ev.low_jaccard:g}): {_pct(w['false'], w['pages']).strip()}"
     )
     targets = ev.targets()
@@ -49,6 +49,8 @@ def table(ev: Evaluation, title: str | None = None) -> str:
         lines.append(f"left out: {len(ev.skipped)} pairs (e.g. {key}: {why})")
     if ev.only_a or ev.only_b:
         lines.append(f"unpaired: {ev.only_a} pages only in a, {ev.only_b} only in b")
+    lines.append(f"pages fingerprinted exactly (fewer than {ev.scheme.min_words} words): {ev.short}; "
+                 f"pages that could not be fingerprinted (errors): {ev.errors}")
     return "\n".join(lines)
 
 
@@ -80,12 +82,13 @@ def to_json(ev: Evaluation, n: int = 10) -> dict:
     w = ev.worst(n)
 
     def case(r: PairResult) -> dict:
-        return {"path": r.key, "truth": r.group, "distance": r.distance, "jaccard": round(r.jaccard, 4),
-                "words_a": r.words_a, "words_b": r.words_b}
+        return {"path": r.key, "truth": r.group, "distance": r.distance, "page_distance": r.page_distance,
+                "jaccard": round(r.jaccard, 4), "words_a": r.words_a, "words_b": r.words_b}
 
     return {
         "source": ev.source,
-        "scheme": {"bits": s.bits, "distance": s.distance, "features": s.features, "stopwords": s.stopwords,
+        "scheme": {"bits": s.bits, "distance": s.distance, "page_distance": s.page_distance,
+                   "features": s.features, "stopwords": s.stopwords,
                    "hashvalues": s.hashvalues, "corpus": s.corpus, "extract": s.extract,
                    "min_words": s.min_words, "weighting": s.word_weighting},
         "truth": "label" if ev.labelled else f"jaccard>={ev.dup_jaccard}",
@@ -102,6 +105,8 @@ def to_json(ev: Evaluation, n: int = 10) -> dict:
         "worst": {"missed": [case(r) for r in w["missed"]], "false": [case(r) for r in w["false"]]},
         "left_out": [{"path": k, "why": why} for k, why in ev.skipped],
         "unpaired": {"a": ev.only_a, "b": ev.only_b},
+        "pages_exact": ev.short,
+        "pages_errors": ev.errors,
     }
 
 

@@ -56,6 +56,7 @@ class SiteSpider(scrapy.Spider):
             title=html_title(response.text) if is_html else "",
             fingerprint=seen.get("fingerprint"),
             text_chars=seen.get("text_chars", len(response.text)),
+            exact=seen.get("exact", False),
         )
         if not is_html:
             return

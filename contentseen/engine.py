@@ -1,0 +1,83 @@
+"""One page's fate: a downloaded page (URL, status, Content-Type, body) in, a ``Decision`` out.
+
+The Scrapy middleware and the commands are shells over ``Engine``: it fingerprints the page
+(``pipeline``), asks the store, and says what happened and why. It never raises for a page: a
+page that cannot be fingerprinted (any exception from decoding to fingerprinting) is skipped
+with the reason, so it goes on unchecked rather than being lost; a store failure is reported as
+such, for the caller's policy (``CONTENTSEEN_ON_STORE_ERROR``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .pipeline import PageFingerprint, PageFingerprinter
+from .stores import FingerprintStore, Match, StoreError
+from .text import decode_html
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+TEXT_TYPES = ("text/plain",)
+REVISITS = ("drop", "follow")
+
+Outcome = Literal["kept", "dropped", "revisited", "skipped", "store_error"]
+
+
+def media_type(content_type: str | None) -> str:
+    """The media type of a Content-Type header value, lower-cased, without parameters."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What became of a page. ``kept``: stored, goes on; ``dropped``: ``match`` is the stored
+    page it duplicates; ``revisited``: its own URL's stored page matches and revisits are
+    followed; ``skipped``: not judged (``reason``: status, type, empty, error), goes on;
+    ``store_error``: the store failed (``reason`` says how)."""
+
+    outcome: Outcome
+    page: PageFingerprint | None = None
+    match: Match | None = None
+    reason: str = ""
+
+
+class Engine:
+    """Decides each page against one store under one fingerprint scheme."""
+
+    def __init__(self, pages: PageFingerprinter, store: FingerprintStore, revisits: str = "drop"):
+        self.pages = pages
+        self.store = store
+        self.revisits = revisits
+
+    def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None) -> PageFingerprint:
+        """Fingerprints of a page of media type ``ctype``. The body is decoded by what it
+        declares (BOM, header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes,
+        which can differ between a page and its copy (Scrapy's ``response.text`` guessed
+        mac-latin2 for a Latin-1 page and cp1250 for its copy with other whitespace)."""
+        decoded = decode_html(body, content_type)
+        return self.pages.of_text(decoded) if ctype in TEXT_TYPES else self.pages.of_html(decoded)
+
+    def decide(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
+        """The decision for one downloaded page; stores its fingerprints when it is kept."""
+        if not 200 <= status < 300:
+            return Decision("skipped", reason="status")
+        if isinstance(content_type, bytes):
+            content_type = content_type.decode("latin-1")
+        ctype = media_type(content_type)
+        if ctype not in HTML_TYPES + TEXT_TYPES:
+            return Decision("skipped", reason="type")
+        try:
+            page = self.fingerprint(ctype, body, content_type)
+        except Exception as exc:  # fail open: an unreadable page goes on, never lost
+            return Decision("skipped", reason=f"error: {type(exc).__name__}: {exc}"[:300])
+        if page.fingerprint is None:
+            return Decision("skipped", page, reason="empty")
+        try:
+            match = self.store.check_and_add(page.fingerprint, url, page=page.page)
+        except StoreError as exc:
+            return Decision("store_error", page, reason=str(exc))
+        if match is None:
+            return Decision("kept", page)
+        if match.url == url and self.revisits == "follow":
+            return Decision("revisited", page, match)
+        return Decision("dropped", page, match)
