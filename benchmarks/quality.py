@@ -25,37 +25,32 @@ had is skipped, saying so. Usage::
     python benchmarks/quality.py --sources pydoc --seeds 1,2,3
     python benchmarks/quality.py --sources pydoc-modules --worst 10
 
-Alternatives that are no ``Scheme`` setting (weighting, shingles, extraction v1 and v2, the
-narrowing's knobs in ``contentseen.text``) are wrappers around the built ``PageFingerprinter``
-or settings of ``contentseen.text`` read at call time: same words, same table, only the step
-named changes.
+Each alternative is a ``Scheme`` with one setting changed, or with another ``Extractor`` (the
+narrowing's knobs): the same code path as a crawl, only the step named changes.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
-import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import contentseen.text as text_mod  # noqa: E402
 from contentseen.evaluate.core import evaluate  # noqa: E402
 from contentseen.evaluate.inputs import read_labels  # noqa: E402
 from contentseen.evaluate.mirror import PYDOC_CONTENT, build_mirror, pydoc_tree  # noqa: E402
 from contentseen.evaluate.render import table, worst  # noqa: E402
-from contentseen.pipeline import PageFingerprint, Scheme  # noqa: E402
-from contentseen.tokens import content_words  # noqa: E402
+from contentseen.pipeline import Scheme  # noqa: E402
+from contentseen.text import Extractor  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 
 DEBIAN = {
@@ -123,87 +118,30 @@ def build_corpora(sources: list[str], work: Path, pages: int, seed: int, install
 
 # ----------------------------------------------------------------------------- variants
 
-class Variant:
-    """A built ``PageFingerprinter`` with one step changed: the extraction, the words -> weights
-    mapping (weighting, shingles). Everything else (stopwords, features, table, min_words) is
-    the base's."""
-
-    def __init__(self, base, weigh=None, dominant_block: bool = True):
-        self.base = base
-        self.scheme = base.scheme
-        self.weigh = weigh
-        self.dominant_block = dominant_block
-
-    def of_html(self, html: str) -> PageFingerprint:
-        text = text_mod.visible_text(html, self.scheme.extract, dominant_block=self.dominant_block)
-        words, chars = content_words(text, self.base.stopwords), len(text.strip())
-        if self.weigh is None:
-            return self.base.of_words(words, chars)
-        if len(words) < max(self.scheme.min_words, 1):
-            return PageFingerprint(None, len(words), chars)
-        return PageFingerprint(self.base.fingerprinter.fingerprint(self.weigh(words)), len(words), chars)
-
-
-def w_raw(words):
-    return Counter(words)
-
-
-def w_log(words):
-    return {w: 1.0 + math.log(c) for w, c in Counter(words).items()}
-
-
-def w_binary(words):
-    return dict.fromkeys(words, 1)
-
-
-def w_bigrams(words):
-    return Counter(f"{a} {b}" for a, b in zip(words, words[1:])) if len(words) > 1 else Counter(words)
-
-
-def w_words_bigrams_log(words):
-    counts = Counter(words) + w_bigrams(words)
-    return {w: 1.0 + math.log(c) for w, c in counts.items()}
-
-
-def make(weigh=None, dominant_block=True):
-    return lambda scheme: Variant(scheme.build(), weigh, dominant_block)
-
-
-V2 = {"STOP_AT_SECTIONS": False, "EDGE_SHARE": 0}  # extraction v2: the dominant block alone
-
-
-def variants(default: Scheme) -> list[tuple[str, Scheme, object, dict | None]]:
-    """(name, scheme, make, ``contentseen.text`` settings) of the default and each alternative."""
+def variants(default: Scheme) -> list[tuple[str, Scheme]]:
+    """(name, scheme) of the default and each alternative: one setting or one stage changed
+    (extraction knobs through ``Scheme.extractor``, an ``Extractor``)."""
     d = default
-    weighting = getattr(d, "weighting", None)
 
-    def scheme_w(w):
-        return replace(d, weighting=w) if weighting is not None else d
+    def ext(**knobs) -> Scheme:
+        return replace(d, extractor=Extractor(d.extract, **knobs))
 
-    out = [("default", d, None, None)]
-    if weighting is not None:
-        out += [(f"weighting {w}", replace(d, weighting=w), None, None)
-                for w in ("tf", "log", "binary") if w != d.word_weighting]
-    else:
-        out += [("weighting 1+log(tf)", d, make(w_log), None), ("weighting binary", d, make(w_binary), None)]
+    out = [("default", d)]
+    out += [(f"weighting {w}", replace(d, weighting=w)) for w in ("tf", "log", "binary") if w != d.word_weighting]
     out += [
-        ("features: word 2-shingles", scheme_w("tf"), make(w_bigrams), None),
-        ("features: words + 2-shingles, log", scheme_w("tf"), make(w_words_bigrams_log), None),
-        ("extract main v1 (no dominant block)", d, make(dominant_block=False), None),
-        ("previous default (v1, tf, min_words 40)", replace(scheme_w("tf"), min_words=40),
-         make(dominant_block=False), None),
-        ("extract body", replace(d, extract="body"), None, None),
-        ("extract main v2 (dominant block only)", d, None, V2),
-        ("v3 without the stop at sections", d, None, {"STOP_AT_SECTIONS": False}),
-        ("v3 without dropping edge elements", d, None, {"EDGE_SHARE": 0}),
-        ("edge elements up to 0.1 each", d, None, {"EDGE_SHARE": 0.1}),
-        ("edge elements up to 0.2 each", d, None, {"EDGE_SHARE": 0.2}),
-        ("edge elements up to 1/2 each", d, None, {"EDGE_SHARE": 0.5}),
-        ("dominant block share 2/3", d, None, {"DOMINANT_SHARE": 2 / 3}),
-        ("dominant block share 0.8", d, None, {"DOMINANT_SHARE": 0.8}),
+        ("no whole-page check (page distance 64)", replace(d, page_distance=64)),
+        *[(f"page distance {p}", replace(d, page_distance=p)) for p in (6, 8, 12, 14, 16) if p != d.page_distance],
+        ("extract main v1 (no narrowing)", ext(narrow=False)),
+        ("extract body", replace(d, extract="body")),
+        ("links weighed where they are 2/3 of a block", ext(link_share=1 / 3)),
+        ("no stop at sections", ext(stop_at_sections=False)),
+        ("no dropping of edge elements", ext(edge_share=0)),
+        ("edge elements up to 0.1 each", ext(edge_share=0.1)),
+        ("edge elements up to 1/2 each", ext(edge_share=0.5)),
+        ("dominant block share 2/3", ext(dominant_share=2 / 3)),
     ]
-    out += [(f"min_words {m}", replace(d, min_words=m), None, None) for m in (0, 10, 20, 40, 80) if m != d.min_words]
-    out += [(f"bits {b}", replace(d, bits=b), None, None) for b in (32, 64, 128) if b != d.bits]
+    out += [(f"min_words {m}", replace(d, min_words=m)) for m in (0, 10, 40) if m != d.min_words]
+    out += [(f"bits {b}", replace(d, bits=b)) for b in (32, 64, 128) if b != d.bits]
     return out
 
 
@@ -250,19 +188,12 @@ def main() -> int:
                       f"({c['identical']} identical, {c['near']} near, {c['different']} different), seed {seed}\n")
                 lines = [summary_header()]
                 default_ev = None
-                for vname, scheme, mk, knobs in variants(default):
+                for vname, scheme in variants(default):
                     if args.only and args.only not in vname:
                         continue
-                    saved = {k: getattr(text_mod, k) for k in knobs or {}}
-                    for k, v in (knobs or {}).items():
-                        setattr(text_mod, k, v)  # read at call time; workers are forked
-                    try:
-                        start = time.perf_counter()
-                        ev = evaluate(pairs, scheme, make=mk, jobs=args.jobs)
-                        spent = time.perf_counter() - start
-                    finally:
-                        for k, v in saved.items():
-                            setattr(text_mod, k, v)
+                    start = time.perf_counter()
+                    ev = evaluate(pairs, scheme, jobs=args.jobs)
+                    spent = time.perf_counter() - start
                     if vname == "default":
                         default_ev = ev
                     lines.append(summary_line(vname, ev))
