@@ -1,14 +1,20 @@
-"""Shared by the store tests: workloads with planted neighbours, a brute-force oracle, and the
-worker that processes run to race on one store (importable, so ``spawn`` can pickle it)."""
+"""Shared by the store tests: workloads with planted neighbours, a brute-force oracle, the page
+fingerprint rules, and the worker that processes run to race on one store (importable, so
+``spawn`` can pickle it). An *op* is a fingerprint, or a (fingerprint, page fingerprint) pair."""
 
 from __future__ import annotations
 
 import random
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from contentseen.stores import FingerprintStore, open_store
 
 IDENTITY = {"bits": "64", "features": "f1", "table": "t1", "stopwords": "s1", "extract": "main/v1"}
+Op = int | tuple[int, int | None]
+
+
+def fp_page(op: Op) -> tuple[int, int | None]:
+    return op if isinstance(op, tuple) else (op, None)
 
 
 def identity(bits: int, **changes: str) -> dict[str, str]:
@@ -34,31 +40,100 @@ def planted_workload(bits: int, k: int, n: int, seed: int) -> list[int]:
     return ops
 
 
-def check_against_brute_force(store: FingerprintStore, ops: Sequence[int], k: int) -> int:
+def planted_page_workload(bits: int, k: int, page_k: int, n: int, seed: int) -> list[Op]:
+    """``planted_workload`` with page fingerprints: none, random (far), or neighbours at
+    distances 0..page_k+2 of the page of the op whose content is planted."""
+    rng = random.Random(seed)
+    ops: list[tuple[int, int | None]] = []
+    for _ in range(n):
+        if ops and rng.random() < 0.6:
+            fp, page = rng.choice(ops)
+            fp = flip(fp, bits, rng.randint(0, k + 1), rng)
+        else:
+            fp, page = rng.getrandbits(bits), None
+        r = rng.random()
+        if r < 0.15:
+            page = None
+        elif page is None or r < 0.35:
+            page = rng.getrandbits(64)
+        else:
+            page = flip(page, 64, rng.randint(0, page_k + 2), rng)
+        ops.append((fp, page))
+    return ops
+
+
+class Outcome(NamedTuple):
+    dropped: int
+    kept_on_page: int  # kept although a stored fingerprint was within the distance
+
+
+def check_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int,
+                              page_k: int | None = None) -> Outcome:
     """Run ``ops`` through ``check_and_add`` (and ``lookup``) and compare every answer with a
-    scan of everything kept so far: same keep/drop, same distance, and the match is the earliest
-    kept fingerprint at that distance. Returns how many were dropped."""
-    kept: list[tuple[int, str]] = []
-    dropped = 0
-    for i, fp in enumerate(ops):
+    scan of everything kept so far: same keep/drop, same distances, and the match is the
+    earliest kept entry at the least distance among those whose pages agree (within
+    ``page_k``, or either has none; None: pages ignored)."""
+    kept: list[tuple[int, int | None, str]] = []
+    dropped = kept_on_page = 0
+    for i, op in enumerate(ops):
+        fp, page = fp_page(op)
         url = f"http://example.test/{i}"
-        dists = [(fp ^ s).bit_count() for s, _ in kept]
-        best = min(dists, default=k + 1)
-        expected = None if best > k else kept[dists.index(best)]
-        looked = store.lookup(fp)
-        match = store.check_and_add(fp, url)
+        expected, content_near = None, False
+        for s, p, u in kept:
+            d = (fp ^ s).bit_count()
+            pd = None if page is None or p is None or page_k is None else (page ^ p).bit_count()
+            content_near |= d <= k
+            if d <= k and (pd is None or pd <= page_k) and (expected is None or d < expected[2]):
+                expected = (s, u, d, pd)
+        looked = store.lookup(fp, page)
+        match = store.check_and_add(fp, url, page)
         for got in (looked, match):
             if expected is None:
                 assert got is None, (i, hex(fp), got)
             else:
-                assert got is not None, (i, hex(fp), best)
-                assert (got.fingerprint, got.url, got.distance) == (*expected, best), (i, got, expected)
+                assert got is not None, (i, hex(fp), expected)
+                assert (got.fingerprint, got.url, got.distance, got.page_distance) == expected, (i, got, expected)
         if match is None:
-            kept.append((fp, url))
+            kept.append((fp, None if page_k is None else page, url))
+            kept_on_page += content_near
         else:
             dropped += 1
     assert len(store) == len(kept)
-    return dropped
+    return Outcome(dropped, kept_on_page)
+
+
+def check_page_rules(store: FingerprintStore) -> None:
+    """The page fingerprint rules, on an empty store of 64 bits, distance 3, page distance 4."""
+    a, pa = 0x0123_4567_89AB_CDEF, 0xFFFF_0000_FFFF_0000
+    far = pa ^ 0xFFFF_FFFF  # 32 from pa
+    assert store.check_and_add(a, "http://a", pa) is None
+    # near on content, far on page: no match, and the new page is stored
+    assert store.lookup(a ^ 1, far) is None
+    assert store.check_and_add(a ^ 1, "http://b", far) is None
+    # near on both: the closest whose page agrees
+    m = store.check_and_add(a ^ 0b110, "http://c", pa ^ 0b1111)
+    assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://a", a, 2, 4)
+    # the closer one's page disagrees: the farther one whose page agrees, either way round
+    m = store.lookup(a ^ 1, pa ^ 1)
+    assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://a", a, 1, 1)
+    m = store.lookup(a, far ^ 1)
+    assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://b", a ^ 1, 1, 1)
+    # one past the page distance
+    assert store.lookup(a, pa ^ 0b11111) is None
+    # the same content fingerprint again, with a page far from both
+    other = pa ^ 0xFFFF_FFFF_0000_0000
+    assert store.check_and_add(a, "http://f", other) is None
+    m = store.lookup(a, other ^ 0b11)
+    assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://f", a, 0, 2)
+    # no page in the query: content only; of the two at distance 0, the one stored first
+    m = store.lookup(a)
+    assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://a", a, 0, None)
+    # an entry without a page cannot disagree
+    b = 0xFEDC_BA98_7654_3210
+    assert store.check_and_add(b, "http://d") is None
+    m = store.check_and_add(b ^ 0b101, "http://e", 0x1234_5678_9ABC_DEF0)
+    assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://d", b, 2, None)
+    assert len(store) == 4
 
 
 def near_groups(bits: int, k: int, n_groups: int, seed: int) -> list[list[int]]:
@@ -92,19 +167,38 @@ def shuffled_copies(fps: list[int], copies: int, seed: int) -> list[list[int]]:
     return lists
 
 
-def race_worker(url: str, bits: int, k: int, fps: list[int], tag: str, options: dict,
-                start: Callable[[], object] | None = None) -> list[tuple[int, bool]]:
-    """Open the store, (wait at ``start``), check-and-add ``fps``: [(fingerprint, kept)]."""
+def with_far_pages(groups: list[list[int]], n: int, page_k: int, seed: int) -> list[list[Op]]:
+    """Each group ``n`` times, every copy with its own page fingerprint, all pairwise more
+    than ``page_k`` apart (checked): each copy is kept once of its own."""
+    rng = random.Random(seed)
+    out: list[list[Op]] = []
+    for group in groups:
+        pages: list[int] = []
+        while len(pages) < n:
+            page = rng.getrandbits(64)
+            if all((page ^ p).bit_count() > page_k for p in pages):
+                pages.append(page)
+        out += [[(fp, page) for fp in group] for page in pages]
+    return out
+
+
+def race_worker(url: str, bits: int, k: int, ops: list[Op], tag: str, options: dict,
+                start: Callable[[], object] | None = None) -> list[tuple[Op, bool]]:
+    """Open the store, (wait at ``start``), check-and-add ``ops``: [(op, kept)]."""
     store = open_store(url, identity(bits), bits, k, **options)
     try:
         if start is not None:
             start()
-        return [(fp, store.check_and_add(fp, f"http://{tag}.test/{i}") is None) for i, fp in enumerate(fps)]
+        results = []
+        for i, op in enumerate(ops):
+            fp, page = fp_page(op)
+            results.append((op, store.check_and_add(fp, f"http://{tag}.test/{i}", page) is None))
+        return results
     finally:
         store.close()
 
 
-def process_race_main(url: str, bits: int, k: int, fps: list[int], tag: str, options: dict,
+def process_race_main(url: str, bits: int, k: int, fps: list[Op], tag: str, options: dict,
                       barrier, queue) -> None:
     """A racing process: results go to ``queue`` as (tag, [(fingerprint, kept)])."""
     try:
@@ -113,8 +207,8 @@ def process_race_main(url: str, bits: int, k: int, fps: list[int], tag: str, opt
         queue.put((tag, repr(exc)))
 
 
-def race_processes(url: str, bits: int, k: int, lists: list[list[int]], options: dict | None = None,
-                   timeout: float = 60) -> list[list[tuple[int, bool]]]:
+def race_processes(url: str, bits: int, k: int, lists: list[list[Op]], options: dict | None = None,
+                   timeout: float = 60) -> list[list[tuple[Op, bool]]]:
     """Run one process per list in ``lists``, all starting at once (spawn, barrier)."""
     import multiprocessing as mp
 
@@ -138,7 +232,7 @@ def race_processes(url: str, bits: int, k: int, lists: list[list[int]], options:
     return [results[f"p{i}"] for i in range(len(lists))]
 
 
-def assert_one_kept_per_group(groups: list[list[int]], results: list[list[tuple[int, bool]]]) -> None:
+def assert_one_kept_per_group(groups: list[list[Op]], results: list[list[tuple[Op, bool]]]) -> None:
     kept = [fp for result in results for fp, was_kept in result if was_kept]
     group_of = {fp: g for g, group in enumerate(groups) for fp in group}
     per_group = [0] * len(groups)

@@ -1,5 +1,6 @@
-"""RedisStore against a real redis-server: brute-force semantics, scheme and prefix checks,
-errors, and atomic check-and-add under racing threads and processes."""
+"""RedisStore against a real redis-server: brute-force semantics (with and without page
+fingerprints), scheme, layout and prefix checks, bulk loads, errors, and atomic check-and-add
+under racing threads and processes."""
 
 from __future__ import annotations
 
@@ -13,15 +14,16 @@ from contentseen.errors import ContentSeenError
 from contentseen.stores import StoreError, open_store
 from redis_server import free_port, own_redis, redis_server, redis_url  # noqa: F401  (fixtures)
 from store_helpers import (
-    assert_one_kept_per_group, check_against_brute_force, identity, near_groups, planted_workload,
-    race_processes, race_worker, shuffled_copies,
+    IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_page_rules, identity, near_groups,
+    planted_page_workload, planted_workload, race_processes, race_worker, shuffled_copies, with_far_pages,
 )
 
 redis = pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
 
 
-def store_at(url: str, bits: int = 64, k: int = 3, prefix: str = "contentseen", **changes: str):
-    return open_store(url, identity(bits, **changes), bits, k, prefix=prefix)
+def store_at(url: str, bits: int = 64, k: int = 3, prefix: str = "contentseen",
+             page_distance: int | None = None, **changes: str):
+    return open_store(url, identity(bits, **changes), bits, k, prefix=prefix, page_distance=page_distance)
 
 
 # ------------------------------------------------------------------ semantics
@@ -31,8 +33,37 @@ def store_at(url: str, bits: int = 64, k: int = 3, prefix: str = "contentseen", 
 def test_check_and_add_equals_brute_force(redis_url, bits, k, seed):
     ops = planted_workload(bits, k, 1200, seed)
     with store_at(redis_url, bits, k) as store:
-        dropped = check_against_brute_force(store, ops, k)
-    assert dropped > 300  # the planted neighbours were found, not just random misses
+        outcome = check_against_brute_force(store, ops, k)
+    assert outcome.dropped > 300  # the planted neighbours were found, not just random misses
+
+
+@pytest.mark.parametrize("bits,k,page_k,seed", [(64, 3, 4, 1), (128, 3, 6, 2), (100, 4, 0, 3), (30, 2, 3, 4)])
+def test_pages_equal_brute_force(redis_url, bits, k, page_k, seed):
+    ops = planted_page_workload(bits, k, page_k, 1200, seed)
+    with store_at(redis_url, bits, k, page_distance=page_k) as store:
+        outcome = check_against_brute_force(store, ops, k, page_k)
+    assert outcome.dropped > 150 and outcome.kept_on_page > 150  # both rules were at work
+
+
+def test_page_rules(redis_url):
+    with store_at(redis_url, page_distance=4) as store:
+        check_page_rules(store)
+
+
+def test_pages_are_ignored_without_a_page_distance(redis_url):
+    ops = planted_page_workload(64, 3, 4, 600, seed=8)
+    with store_at(redis_url) as store:
+        check_against_brute_force(store, ops, 3)
+    entries = redis.Redis.from_url(redis_url, decode_responses=True).hkeys("contentseen:fp")
+    assert {len(e) for e in entries} == {16}  # the HEX alone, as before page fingerprints
+
+
+@pytest.mark.parametrize("page", [-1, 1 << 64])
+def test_page_too_wide_is_refused(redis_url, page):
+    with store_at(redis_url, page_distance=3) as store:
+        with pytest.raises(ContentSeenError, match="does not fit in 64 bits"):
+            store.check_and_add(1, "http://x", page)
+        assert len(store) == 0
 
 
 def test_every_distance_0_to_4(redis_url):
@@ -81,8 +112,36 @@ def test_persists_across_reopen_and_layout(redis_url):
     for t, key in enumerate((0x0123, 0x4567, 0x89AB, 0xCDEF)):
         assert client.hgetall(f"contentseen:b:{t}") == {str(key): "0123456789abcdef"}
     meta = client.hgetall("contentseen:meta")
-    assert meta["index"] == "blocks-v1:64/3:16,16,16,16" and meta["layout"] == "redis-v1"
-    assert meta["features"] == "f1"
+    assert meta["index"] == "blocks-v1:64/3:16,16,16,16" and meta["layout"] == "redis-v2"
+    assert meta["features"] == "f1" and meta["page_distance"] == "off"
+
+
+def test_layout_with_pages(redis_url):
+    fp, page = 0x0123_4567_89AB_CDEF, 0xFFFF_0000_0000_FFFF
+    with store_at(redis_url, page_distance=5) as store:
+        assert store.check_and_add(fp, "http://x/page", page) is None
+        assert store.check_and_add(fp, "http://y/page", page ^ 0xFFFF) is None  # page 16 away
+        assert store.check_and_add(0xFFFF_FFFF_FFFF_0000, "http://z/page") is None
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    both = "0123456789abcdefffff00000000ffff" + "0123456789abcdefffff000000000000"
+    assert client.hgetall("contentseen:b:0") == {str(0x0123): both, str(0xFFFF): "ffffffffffff0000" + "-" * 16}
+    assert client.hget("contentseen:fp", "ffffffffffff0000" + "-" * 16).endswith(" http://z/page")
+    assert client.hget("contentseen:meta", "page_distance") == "5"
+
+
+def test_store_of_the_old_layout_is_refused_and_untouched(redis_url):
+    """A prefix written before page fingerprints (redis-v1)."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    client.hset("contentseen:meta", mapping={**IDENTITY, "index": "blocks-v1:64/3:16,16,16,16", "layout": "redis-v1"})
+    client.hset("contentseen:fp", "0123456789abcdef", "1 http://old")
+    before = {key: client.hgetall(key) for key in client.keys("*")}
+    for page_distance in (None, 3):
+        with pytest.raises(ContentSeenError) as err:
+            store_at(redis_url, page_distance=page_distance)
+        msg = str(err.value)
+        assert msg.startswith(f"store {redis_url} (prefix contentseen) has storage layout redis-v1")
+        assert "reads redis-v2" in msg and "\n" not in msg
+    assert {key: client.hgetall(key) for key in client.keys("*")} == before
 
 
 def test_fingerprint_too_wide_is_refused(redis_url):
@@ -96,7 +155,7 @@ def test_fingerprint_too_wide_is_refused(redis_url):
 @pytest.mark.parametrize(
     "bits,k,changes,field",
     [(64, 3, {"features": "other"}, "features"), (64, 2, {}, "index"), (128, 3, {}, "bits"),
-     (64, 3, {"extract": "body/v1"}, "extract")],
+     (64, 3, {"extract": "body/v1"}, "extract"), (64, 3, {"page_distance": 0}, "page_distance")],
 )
 def test_scheme_mismatch_is_refused(redis_url, bits, k, changes, field):
     store_at(redis_url).close()
@@ -105,6 +164,18 @@ def test_scheme_mismatch_is_refused(redis_url, bits, k, changes, field):
     msg = str(err.value)
     assert redis_url in msg and "prefix contentseen" in msg and f"{field} " in msg
     assert "(store) vs" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("made,opened,says", [(4, 5, "page_distance 4 (store) vs 5"),
+                                              (4, None, "page_distance 4 (store) vs off")])
+def test_page_distance_mismatch_is_refused(redis_url, made, opened, says):
+    with store_at(redis_url, page_distance=made) as store:
+        store.check_and_add(1, "http://x", 2)
+    with pytest.raises(ContentSeenError, match="was made with another fingerprint scheme") as err:
+        store_at(redis_url, page_distance=opened)
+    assert says in str(err.value) and "\n" not in str(err.value)
+    with store_at(redis_url, page_distance=made) as store:
+        assert store.lookup(1, 3).page_distance == 1
 
 
 def test_first_opener_writes_the_scheme_once(redis_url):
@@ -145,6 +216,50 @@ def test_prefixes_isolate_projects(redis_url):
 def test_bad_prefix(redis_url, prefix):
     with pytest.raises(ContentSeenError, match="CONTENTSEEN_REDIS_PREFIX"):
         store_at(redis_url, prefix=prefix)
+
+
+# ------------------------------------------------------------------ bulk load
+
+
+@pytest.mark.parametrize("page_distance", [None, 3])
+def test_add_many_bulk_loads_in_batches_and_is_found(redis_url, monkeypatch, page_distance):
+    monkeypatch.setattr("contentseen.stores.redis.ADD_MANY_BATCH", 70)
+    rng = random.Random(6)
+    fps = [rng.getrandbits(128) for _ in range(500)]
+    pages = [None if i % 5 == 0 else rng.getrandbits(64) for i in range(500)]
+    urls = [f"http://h/{i}" for i in range(500)]
+    with store_at(redis_url, 128, 3, page_distance=page_distance) as store:
+        store.add_many(fps, urls, pages)
+        assert len(store) == 500
+        store.add_many(fps[:10], [f"http://again/{i}" for i in range(10)], pages[:10])
+        assert len(store) == 500  # entries already stored are skipped
+        m = store.lookup(fps[7] ^ 1, pages[7] ^ 0b111)
+        assert (m.url, m.distance, m.page_distance) == ("http://h/7", 1, None if page_distance is None else 3)
+        assert store.check_and_add(fps[99], "http://other/", pages[99]).url == "http://h/99"
+    with store_at(redis_url, 128, 3, page_distance=page_distance) as store:
+        assert len(store) == 500
+        for fp, page, url in zip(fps, pages, urls):
+            assert store.lookup(fp, page).url == url
+        with pytest.raises(ValueError, match="differ in length"):
+            store.add_many(fps, urls, pages[:-1])
+        store.add_many([], [])
+        assert len(store) == 500
+
+
+def test_add_many_equals_check_and_add(redis_url):
+    """A bulk load leaves what check_and_add of the same entries would."""
+    ops = planted_page_workload(64, 3, 4, 400, seed=9)
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    with store_at(redis_url, prefix="one", page_distance=4) as one:
+        kept = [(fp, page) for fp, page in ops if one.check_and_add(fp, "http://u", page) is None]
+    with store_at(redis_url, prefix="bulk", page_distance=4) as bulk:
+        bulk.add_many([fp for fp, _ in kept], ["http://u"] * len(kept), [page for _, page in kept])
+
+    def layout(prefix: str) -> dict:
+        return {key.split(":", 1)[1]: client.hgetall(key) for key in client.keys(f"{prefix}:b:*")}
+
+    assert layout("one") == layout("bulk")
+    assert set(client.hkeys("one:fp")) == set(client.hkeys("bulk:fp"))
 
 
 # ------------------------------------------------------------------ errors
@@ -266,4 +381,14 @@ def test_racing_processes_keep_exactly_one_per_content(redis_url):
     results = race_processes(redis_url, 128, 3, lists, {"prefix": "race"})
     assert_one_kept_per_group(groups, results)
     with store_at(redis_url, 128, 3, prefix="race") as store:
+        assert len(store) == len(groups)
+
+
+def test_racing_processes_keep_exactly_one_per_content_and_page(redis_url):
+    groups = with_far_pages(near_groups(64, 3, 30, seed=13), 2, 4, seed=14)
+    ops = [op for group in groups for op in group]
+    options = {"prefix": "race", "page_distance": 4}
+    results = race_processes(redis_url, 64, 3, shuffled_copies(ops, 4, seed=101), options)
+    assert_one_kept_per_group(groups, results)
+    with store_at(redis_url, prefix="race", page_distance=4) as store:
         assert len(store) == len(groups)

@@ -1,5 +1,6 @@
-"""SQLiteStore: brute-force semantics, URL forms, persistence, scheme checks, a foreign file,
-processes racing on one file, kill -9 mid-write, and the query plan of a lookup."""
+"""SQLiteStore: brute-force semantics (with and without page fingerprints), URL forms,
+persistence, scheme and layout checks, a foreign file, processes racing on one file, kill -9
+mid-write, and the query plan of a lookup."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from contentseen.errors import ContentSeenError
 from contentseen.stores import open_store
 from contentseen.stores.sqlite import SQLiteStore, default_sqlite_url, sqlite_path
 from store_helpers import (
-    assert_one_kept_per_group, check_against_brute_force, identity, near_groups, planted_workload,
-    race_processes, shuffled_copies,
+    IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_page_rules, identity, near_groups,
+    planted_page_workload, planted_workload, race_processes, shuffled_copies, with_far_pages,
 )
 
 
@@ -28,22 +29,73 @@ def url_of(path: Path) -> str:
     return "sqlite:///" + str(path)
 
 
-def store_at(url: str, bits: int = 64, k: int = 3, **changes: str) -> SQLiteStore:
-    return open_store(url, identity(bits, **changes), bits, k)  # type: ignore[return-value]
+def store_at(url: str, bits: int = 64, k: int = 3, page_distance: int | None = None,
+             **changes: str) -> SQLiteStore:
+    return open_store(url, identity(bits, **changes), bits, k,  # type: ignore[return-value]
+                      page_distance=page_distance)
+
+
+both_paths = pytest.mark.parametrize("few", [0, 1 << 20], ids=["numpy", "python"])
 
 
 # ------------------------------------------------------------------ semantics
 
 
-@pytest.mark.parametrize("few", [0, 1 << 20], ids=["numpy", "python"])
+@both_paths
 @pytest.mark.parametrize("bits,k,seed", [(64, 3, 1), (128, 3, 2), (100, 4, 3), (30, 2, 4)])
 def test_check_and_add_equals_brute_force(tmp_path, monkeypatch, bits, k, seed, few):
     # both ways of comparing the candidates: numpy (many) and Python ints (few)
     monkeypatch.setattr("contentseen.stores.sqlite._FEW_CANDIDATES", few)
     ops = planted_workload(bits, k, 1200, seed)
     with store_at(url_of(tmp_path / "fp.sqlite"), bits, k) as store:
-        dropped = check_against_brute_force(store, ops, k)
-    assert dropped > 300
+        outcome = check_against_brute_force(store, ops, k)
+    assert outcome.dropped > 300
+
+
+@both_paths
+@pytest.mark.parametrize("bits,k,page_k,seed", [(64, 3, 4, 1), (128, 3, 6, 2), (100, 4, 0, 3), (30, 2, 3, 4)])
+def test_pages_equal_brute_force(tmp_path, monkeypatch, bits, k, page_k, seed, few):
+    monkeypatch.setattr("contentseen.stores.sqlite._FEW_CANDIDATES", few)
+    ops = planted_page_workload(bits, k, page_k, 1200, seed)
+    with store_at(url_of(tmp_path / "fp.sqlite"), bits, k, page_distance=page_k) as store:
+        outcome = check_against_brute_force(store, ops, k, page_k)
+    assert outcome.dropped > 150 and outcome.kept_on_page > 150  # both rules were at work
+
+
+@both_paths
+def test_page_rules(tmp_path, monkeypatch, few):
+    monkeypatch.setattr("contentseen.stores.sqlite._FEW_CANDIDATES", few)
+    with store_at(url_of(tmp_path / "fp.sqlite"), page_distance=4) as store:
+        check_page_rules(store)
+
+
+def test_pages_are_ignored_without_a_page_distance(tmp_path):
+    ops = planted_page_workload(64, 3, 4, 600, seed=8)
+    with store_at(url_of(tmp_path / "fp.sqlite")) as store:
+        check_against_brute_force(store, ops, 3)
+        assert store._db.execute("SELECT count(*) FROM fingerprints WHERE p IS NOT NULL").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("page_distance", [-1, 65, True, "3", 2.0])
+def test_bad_page_distance(tmp_path, page_distance):
+    with pytest.raises(ContentSeenError, match="page distance"):
+        store_at(url_of(tmp_path / "fp.sqlite"), page_distance=page_distance)
+
+
+@pytest.mark.parametrize("page", [-1, 1 << 64])
+def test_page_too_wide_is_refused(tmp_path, page):
+    with store_at(url_of(tmp_path / "fp.sqlite"), page_distance=3) as store:
+        with pytest.raises(ContentSeenError, match="does not fit in 64 bits"):
+            store.check_and_add(1, "http://x", page)
+        assert len(store) == 0
+
+
+def test_page_fingerprints_are_stored_signed(tmp_path):
+    with store_at(url_of(tmp_path / "fp.sqlite"), page_distance=3) as store:
+        for i, page in enumerate([(1 << 64) - 1, 1 << 63, 5, None]):
+            assert store.check_and_add(i * 0x1111_1111_1111_1111, f"http://x/{i}", page) is None
+        rows = store._db.execute("SELECT p FROM fingerprints ORDER BY id").fetchall()
+    assert rows == [(-1,), (-(1 << 63),), (5,), (None,)]
 
 
 def test_every_distance_0_to_4(tmp_path):
@@ -122,7 +174,7 @@ def test_persists_across_reopen(tmp_path):
 @pytest.mark.parametrize(
     "bits,k,changes,field",
     [(64, 3, {"table": "other"}, "table"), (64, 2, {}, "index"), (128, 3, {}, "bits"),
-     (64, 3, {"stopwords": "s2"}, "stopwords")],
+     (64, 3, {"stopwords": "s2"}, "stopwords"), (64, 3, {"page_distance": 4}, "page_distance")],
 )
 def test_scheme_mismatch_is_refused(tmp_path, bits, k, changes, field):
     url = url_of(tmp_path / "fp.sqlite")
@@ -134,6 +186,42 @@ def test_scheme_mismatch_is_refused(tmp_path, bits, k, changes, field):
     assert f"{field} " in msg and "(store) vs" in msg and "(this crawl)" in msg
     with store_at(url) as store:  # the store itself is unharmed
         assert len(store) == 0
+
+
+@pytest.mark.parametrize("made,opened,says", [(4, 5, "page_distance 4 (store) vs 5"),
+                                              (4, None, "page_distance 4 (store) vs off")])
+def test_page_distance_mismatch_is_refused(tmp_path, made, opened, says):
+    url = url_of(tmp_path / "fp.sqlite")
+    with store_at(url, page_distance=made) as store:
+        store.check_and_add(1, "http://x", 2)
+    with pytest.raises(ContentSeenError, match=f"^store {url} was made with another") as err:
+        store_at(url, page_distance=opened)
+    assert says in str(err.value) and "\n" not in str(err.value)
+    with store_at(url, page_distance=made) as store:
+        assert store.lookup(1, 3).page_distance == 1
+
+
+def test_store_of_the_old_layout_is_refused_and_untouched(tmp_path):
+    """A file written before page fingerprints (sqlite-v1: no layout in meta, no p column)."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    meta = {**IDENTITY, "index": "blocks-v1:64/3:16,16,16,16"}
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    db.execute("CREATE TABLE fingerprints (id INTEGER PRIMARY KEY, w0 INTEGER NOT NULL, k0 INTEGER NOT NULL, "
+               "k1 INTEGER NOT NULL, k2 INTEGER NOT NULL, k3 INTEGER NOT NULL, url TEXT NOT NULL, seen REAL NOT NULL)")
+    db.execute("INSERT INTO fingerprints VALUES (1, 5, 0, 0, 0, 5, 'http://old', 0)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    for page_distance in (None, 3):
+        with pytest.raises(ContentSeenError) as err:
+            store_at(url_of(path), page_distance=page_distance)
+        msg = str(err.value)
+        assert msg.startswith(f"store {url_of(path)} has storage layout (none: an older contentseen)")
+        assert "reads sqlite-v2" in msg and "\n" not in msg
+    assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize("content", [b"hello, this is not a database\n" * 100, b"\x00\x01binary" * 500,
@@ -167,10 +255,12 @@ def test_lookup_reads_only_the_block_indexes(tmp_path, bits, k):
             store.check_and_add(rng.getrandbits(bits), f"http://x/{i}")
         store._db.execute("ANALYZE")
         keys = [int(key) for key in store.plan.query_keys(rng.getrandbits(bits))]
-        plan = [row[3] for row in store._db.execute("EXPLAIN QUERY PLAN " + store._select, keys)]
-    for t in range(store.plan.n_tables):
-        assert any(f"USING COVERING INDEX fingerprints_k{t} (k{t}=?)" in step for step in plan), plan
-    assert not any(step.startswith("SCAN fingerprints") for step in plan), plan
+        plans = [[row[3] for row in store._db.execute("EXPLAIN QUERY PLAN " + select, keys)]
+                 for select in (store._select, store._select_pages)]
+    for plan in plans:
+        for t in range(store.plan.n_tables):
+            assert any(f"USING COVERING INDEX fingerprints_k{t} (k{t}=?)" in step for step in plan), plan
+        assert not any(step.startswith("SCAN fingerprints") for step in plan), plan
 
 
 # ------------------------------------------------------------------ processes
@@ -184,6 +274,16 @@ def test_racing_processes_keep_exactly_one_per_content(tmp_path):
     results = race_processes(url, 64, 3, lists)
     assert_one_kept_per_group(groups, results)
     with store_at(url) as store:
+        assert len(store) == len(groups)
+
+
+def test_racing_processes_keep_exactly_one_per_content_and_page(tmp_path):
+    url = url_of(tmp_path / "shared.sqlite")
+    groups = with_far_pages(near_groups(64, 3, 30, seed=22), 2, 4, seed=23)
+    ops = [op for group in groups for op in group]
+    results = race_processes(url, 64, 3, shuffled_copies(ops, 4, seed=201), {"page_distance": 4})
+    assert_one_kept_per_group(groups, results)
+    with store_at(url, page_distance=4) as store:
         assert len(store) == len(groups)
 
 
@@ -251,6 +351,24 @@ def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path):
         open_store(f"sqlite:///{path}", identity, 64, 3)
     assert path.read_bytes() == before
     assert not (tmp_path / "app.db-wal").exists()
+
+
+def test_add_many_with_pages(tmp_path):
+    rng = random.Random(6)
+    fps = [rng.getrandbits(64) for _ in range(500)]
+    pages = [None if i % 5 == 0 else rng.getrandbits(64) for i in range(500)]
+    with store_at(url_of(tmp_path / "bulk.sqlite"), page_distance=3) as store:
+        store.add_many(fps, [f"http://h/{i}" for i in range(500)], pages)
+        assert len(store) == 500
+        m = store.lookup(fps[7] ^ 1, pages[7] ^ 0b111)
+        assert (m.url, m.distance, m.page_distance) == ("http://h/7", 1, 3)
+        assert store.lookup(fps[7], pages[7] ^ 0b1111) is None
+        assert store.lookup(fps[10], 12345).page_distance is None  # stored without a page
+        with pytest.raises(ValueError, match="differ in length"):
+            store.add_many(fps, [f"http://h/{i}" for i in range(500)], pages[:-1])
+        with pytest.raises(ContentSeenError, match="does not fit"):
+            store.add_many([1], ["http://bad"], [1 << 64])
+        assert len(store) == 500
 
 
 def test_add_many_bulk_loads_and_is_found(tmp_path):

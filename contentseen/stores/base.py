@@ -1,8 +1,14 @@
 """The fingerprint store interface, and ``open_store`` which picks a backend by URL.
 
-A store keeps (fingerprint, URL, time) and answers, atomically, "is any stored fingerprint within
-the distance of this one? if not, add it". It saves the scheme it was made with (bits, features,
-table, stopwords, extraction, block layout) and refuses to open under another.
+A store keeps (fingerprint, page fingerprint, URL, time) and answers, atomically, "is any stored
+fingerprint within the distance of this one, with a page fingerprint that agrees? if not, add
+it". It saves the scheme it was made with (bits, features, table, stopwords, extraction, block
+layout, storage layout, page distance) and refuses to open under another.
+
+The fingerprint is of a page's main content; the optional *page* fingerprint (64 bits, of all
+its visible text) is evidence a drop must also have: a stored entry matches only when both are
+near, or when either side has no page fingerprint. The index is keyed by the content
+fingerprint alone; page fingerprints are compared on its candidates.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ class Match:
     url: str
     fingerprint: int
     distance: int
+    # distance of the page fingerprints, when both the query and the stored page have one
+    page_distance: int | None = None
 
 
 class FingerprintStore(abc.ABC):
@@ -33,14 +41,15 @@ class FingerprintStore(abc.ABC):
     url: str
 
     @abc.abstractmethod
-    def check_and_add(self, fingerprint: int, url: str) -> Match | None:
-        """Atomically: return the closest stored match within the distance, else store the
-        fingerprint with ``url`` and return None. Two processes adding the same content at
-        once keep exactly one copy."""
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+        """Atomically: return the closest stored match (content within the distance, page
+        fingerprints within the page distance or either missing; ties: the one stored first),
+        else store the fingerprints with ``url`` and return None. Two processes adding the same
+        content at once keep exactly one copy."""
 
     @abc.abstractmethod
-    def lookup(self, fingerprint: int) -> Match | None:
-        """The closest stored match within the distance, without adding."""
+    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
+        """The closest stored match, as ``check_and_add`` finds it, without adding."""
 
     @abc.abstractmethod
     def __len__(self) -> int:
@@ -57,8 +66,39 @@ class FingerprintStore(abc.ABC):
         self.close()
 
 
+PAGE_BITS = 64
+
+
+def saved_scheme(identity: Mapping[str, str], index: str, layout: str, page_distance: int | None) -> dict[str, str]:
+    """What a store saves and checks on open: the fingerprint scheme, the block layout
+    (``index``), the storage ``layout`` and the page distance ("off": pages ignored)."""
+    if page_distance is not None and (
+        isinstance(page_distance, bool) or not isinstance(page_distance, int) or not 0 <= page_distance <= PAGE_BITS
+    ):
+        raise ContentSeenError(f"page distance {page_distance!r} must be a whole number 0..{PAGE_BITS} or None")
+    pages = "off" if page_distance is None else str(page_distance)
+    return {**identity, "index": index, "layout": layout, "page_distance": pages}
+
+
+def page_argument(page: int | None, page_distance: int | None) -> int | None:
+    """The page fingerprint a store compares: None when it has none or the store ignores pages."""
+    if page is None or page_distance is None:
+        return None
+    if not 0 <= page < 1 << PAGE_BITS:
+        raise ContentSeenError(f"page fingerprint {page:#x} does not fit in {PAGE_BITS} bits")
+    return page
+
+
 def check_identity(url: str, saved: Mapping[str, str], wanted: Mapping[str, str]) -> None:
-    """Raise ContentSeenError naming every field where a store's saved scheme differs."""
+    """Raise ContentSeenError naming every field where a store's saved scheme differs; a store of
+    another storage layout is refused on its own, as no setting can open it."""
+    layout = wanted.get("layout")
+    if layout is not None and saved.get("layout") != layout:
+        raise ContentSeenError(
+            f"store {url} has storage layout {saved.get('layout', '(none: an older contentseen)')}, "
+            f"this contentseen reads {layout} and does not mix the two. "
+            "Use a new CONTENTSEEN_STORE file or CONTENTSEEN_REDIS_PREFIX, or the contentseen version that made it."
+        )
     diffs = [
         f"{key} {saved.get(key, '(none)')} (store) vs {wanted[key]} (this crawl)"
         for key in sorted(wanted)
@@ -71,17 +111,21 @@ def check_identity(url: str, saved: Mapping[str, str], wanted: Mapping[str, str]
         )
 
 
-def open_store(url: str, identity: Mapping[str, str], bits: int, distance: int, **options: object) -> FingerprintStore:
-    """Open (creating if needed) the store at ``url``: ``sqlite:///path`` or ``redis://host:port/db``."""
+def open_store(
+    url: str, identity: Mapping[str, str], bits: int, distance: int, *,
+    page_distance: int | None = None, **options: object,
+) -> FingerprintStore:
+    """Open (creating if needed) the store at ``url``: ``sqlite:///path`` or ``redis://host:port/db``.
+    ``page_distance`` (0..64) makes drops need near page fingerprints too; None ignores them."""
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme == "sqlite":
         from .sqlite import SQLiteStore
 
-        return SQLiteStore(url, identity, bits, distance)
+        return SQLiteStore(url, identity, bits, distance, page_distance=page_distance)
     if scheme in ("redis", "rediss", "unix"):
         from .redis import RedisStore
 
-        return RedisStore(url, identity, bits, distance, **options)
+        return RedisStore(url, identity, bits, distance, page_distance=page_distance, **options)
     raise ContentSeenError(
         f"CONTENTSEEN_STORE: {url!r} is not a store URL (sqlite:///path or redis://host:port/db)"
     )

@@ -1,9 +1,10 @@
 """The embedded store: one SQLite file, WAL mode, shareable by processes on one machine.
 
-Layout: ``fingerprints(id, w0[, w1], k0..kT, url, seen)`` where ``w*`` are the fingerprint's
-64-bit words (signed, as SQLite stores integers) and ``k*`` the block keys of
-``contentseen.index.BlockPlan``; each ``k`` column has a covering index ``(k, w...)``, so a
-lookup reads only the rows that agree with the query on some block -- never the whole table.
+Layout (``sqlite-v2``): ``fingerprints(id, w0[, w1], p, k0..kT, url, seen)`` where ``w*`` are
+the fingerprint's 64-bit words and ``p`` the page fingerprint or NULL (signed, as SQLite stores
+integers), ``k*`` the block keys of ``contentseen.index.BlockPlan``; each ``k`` column has a
+covering index ``(k, w..., p)``, so a lookup reads only the rows that agree with the query on
+some block -- never the whole table.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from ..errors import ContentSeenError
 from ..index import BlockPlan
 from ..simhash import from_int, n_words
-from .base import FingerprintStore, Match, StoreError, check_identity
+from .base import FingerprintStore, Match, StoreError, check_identity, page_argument, saved_scheme
 
 _BUSY_TIMEOUT_S = 60.0
 # Page cache of the connection while add_many runs (KiB; SQLite's default is 2 MiB): every row
@@ -29,6 +30,10 @@ _BULK_CACHE_KIB = 1 << 20
 # Up to this many candidates a lookup compares them in Python, beyond it in numpy.
 _FEW_CANDIDATES = 48
 _WORD = (1 << 64) - 1
+LAYOUT = "sqlite-v2"
+
+# (content distance, id, fingerprint, page distance or None) of a stored entry
+_Best = tuple[int, int, int, "int | None"]
 
 
 def sqlite_path(url: str) -> Path:
@@ -41,7 +46,9 @@ def sqlite_path(url: str) -> Path:
     return Path(url[len(prefix):])
 
 
-def _signed(word: int) -> int:
+def _signed(word: int | None) -> int | None:
+    if word is None:
+        return None
     return word - (1 << 64) if word >= 1 << 63 else word
 
 
@@ -49,12 +56,13 @@ class SQLiteStore(FingerprintStore):
     """Fingerprints in a SQLite file; check-and-add runs in one ``BEGIN IMMEDIATE`` transaction,
     so processes sharing the file never both keep the same content."""
 
-    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int):
+    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int, *,
+                 page_distance: int | None = None):
         self.url = url
         self.path = sqlite_path(url)
-        self.bits, self.distance = bits, distance
+        self.bits, self.distance, self.page_distance = bits, distance, page_distance
         self.plan = BlockPlan(bits, distance)
-        self.identity = {**identity, "index": self.plan.description}
+        self.identity = saved_scheme(identity, self.plan.description, LAYOUT, page_distance)
         self._w = [f"w{i}" for i in range(n_words(bits))]
         self._k = [f"k{i}" for i in range(self.plan.n_tables)]
         # Block keys by shift and mask (a block of <= 62 bits is its own key, see BlockPlan);
@@ -77,17 +85,24 @@ class SQLiteStore(FingerprintStore):
             self._db.close()
             raise
         words = ", ".join(self._w)
-        # The candidates come back as one row of comma-separated lists (ids, then each word),
-        # parsed and compared in numpy: at 10M fingerprints a lookup has ~600 candidates, and
-        # fetching them as Python tuples was most of its time. UNION ALL: a row that shares
-        # several blocks with the query comes twice, which cannot change the closest match
-        # (UNION would de-duplicate through a temp B-tree).
-        union = " UNION ALL ".join(f"SELECT id, {words} FROM fingerprints WHERE {k} = ?" for k in self._k)
+        # The candidates come back as one row of comma-separated lists (ids, each word), parsed
+        # and compared in numpy: at 10M fingerprints a lookup has ~600 candidates, and fetching
+        # them as Python tuples was most of its time. UNION ALL: a row that shares several
+        # blocks with the query comes twice, which cannot change the closest match (UNION
+        # would de-duplicate through a temp B-tree).
+        union = " UNION ALL ".join(f"SELECT id, {words}, p FROM fingerprints WHERE {k} = ?" for k in self._k)
         lists = ", ".join(f"group_concat({c})" for c in ["id", *self._w])
         self._select = f"SELECT {lists} FROM ({union})"
+        # A query with a page also gets the pages: group_concat skips NULLs, so a missing page
+        # is listed as 0 and its id again in a last list (NULL when, as usual, every candidate
+        # has a page). Only then: listing pages costs ~10% of a lookup.
+        self._select_pages = (
+            f"SELECT {lists}, group_concat(ifnull(p, 0)), group_concat(CASE WHEN p IS NULL THEN id END) "
+            f"FROM ({union})"
+        )
         self._insert = (
-            f"INSERT INTO fingerprints ({words}, {', '.join(self._k)}, url, seen) "
-            f"VALUES ({', '.join('?' * (len(self._w) + len(self._k) + 2))})"
+            f"INSERT INTO fingerprints ({words}, p, {', '.join(self._k)}, url, seen) "
+            f"VALUES ({', '.join('?' * (len(self._w) + len(self._k) + 3))})"
         )
 
     def _setup(self) -> None:
@@ -111,13 +126,14 @@ class SQLiteStore(FingerprintStore):
                 check_identity(self.url, saved, self.identity)
             else:
                 db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(self.identity.items()))
-                cols = [f"{w} INTEGER NOT NULL" for w in self._w] + [f"{k} INTEGER NOT NULL" for k in self._k]
+                cols = [f"{w} INTEGER NOT NULL" for w in self._w] + ["p INTEGER"]
+                cols += [f"{k} INTEGER NOT NULL" for k in self._k]
                 db.execute(
                     "CREATE TABLE fingerprints (id INTEGER PRIMARY KEY, "
                     + ", ".join(cols) + ", url TEXT NOT NULL, seen REAL NOT NULL)"
                 )
                 for k in self._k:
-                    db.execute(f"CREATE INDEX fingerprints_{k} ON fingerprints ({k}, {', '.join(self._w)})")
+                    db.execute(f"CREATE INDEX fingerprints_{k} ON fingerprints ({k}, {', '.join(self._w)}, p)")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -128,13 +144,18 @@ class SQLiteStore(FingerprintStore):
             return [(fingerprint >> lo) & mask for lo, mask in self._masks]
         return [int(k) for k in self.plan.query_keys(from_int(fingerprint, self.bits))]
 
-    def _closest(self, fingerprint: int) -> tuple[int, int, int] | None:
-        """(distance, id, fingerprint) of the closest stored fingerprint within the distance."""
-        id_list, *word_lists = self._db.execute(self._select, self._keys(fingerprint)).fetchone()
+    def _closest(self, fingerprint: int, page: int | None) -> _Best | None:
+        """The closest stored entry that matches, as ``check_and_add`` defines it."""
+        keys = self._keys(fingerprint)
+        page_list, pageless = "", None
+        if page is None:
+            id_list, *word_lists = self._db.execute(self._select, keys).fetchone()
+        else:
+            id_list, *word_lists, page_list, pageless = self._db.execute(self._select_pages, keys).fetchone()
         if id_list is None:  # no candidate at all
             return None
         if id_list.count(",") < _FEW_CANDIDATES:
-            return self._closest_of_few(fingerprint, id_list, word_lists)
+            return self._closest_of_few(fingerprint, page, id_list, word_lists, page_list, pageless)
         words = np.stack(
             [np.fromstring(text, dtype=np.int64, sep=",") for text in word_lists], axis=1
         ).view(np.uint64)
@@ -143,44 +164,74 @@ class SQLiteStore(FingerprintStore):
         if not len(near):
             return None
         ids = np.fromstring(id_list, dtype=np.int64, sep=",")
-        best = near[np.lexsort((ids[near], dist[near]))[0]]  # closest, then first stored
+        page_dist = np.full(len(near), -1)  # -1: no page on one side, which cannot disagree
+        if page is not None:
+            pages = np.fromstring(page_list, dtype=np.int64, sep=",")[near].view(np.uint64)
+            page_dist = np.bitwise_count(pages ^ np.uint64(page)).astype(np.int64)
+            if pageless is not None:
+                page_dist[np.isin(ids[near], np.fromstring(pageless, dtype=np.int64, sep=","))] = -1
+            agree = page_dist <= self.page_distance
+            near, page_dist = near[agree], page_dist[agree]
+            if not len(near):
+                return None
+        first = np.lexsort((ids[near], dist[near]))[0]  # closest, then first stored
+        best = near[first]
         value = 0
         for w in words[best].tolist():
             value = (value << 64) | w
-        return int(dist[best]), int(ids[best]), value
+        pd = int(page_dist[first])
+        return int(dist[best]), int(ids[best]), value, pd if pd >= 0 else None
 
-    def _closest_of_few(self, fingerprint: int, id_list: str, word_lists: list[str]) -> tuple[int, int, int] | None:
+    def _closest_of_few(self, fingerprint: int, page: int | None, id_list: str, word_lists: list[str],
+                        page_list: str, pageless: str | None) -> _Best | None:
         """``_closest`` for a few candidates, in Python ints: numpy's fixed cost per call is
         most of a lookup's time while a store is small."""
         values = [0] * (id_list.count(",") + 1)
         for text in word_lists:
             values = [(v << 64) | (int(w) & _WORD) for v, w in zip(values, text.split(","))]
-        near = [((v ^ fingerprint).bit_count(), int(i), v) for i, v in zip(id_list.split(","), values)]
-        best = min(near)  # closest, then first stored
-        return best if best[0] <= self.distance else None
+        near = sorted(  # closest, then first stored
+            (d, int(i), v, n) for n, (i, v) in enumerate(zip(id_list.split(","), values))
+            if (d := (v ^ fingerprint).bit_count()) <= self.distance
+        )
+        if not near:
+            return None
+        if page is None:
+            d, i, v, _ = near[0]
+            return d, i, v, None
+        pages = page_list.split(",")
+        no_page = {int(i) for i in pageless.split(",")} if pageless else set()
+        for d, i, v, n in near:
+            if i in no_page:
+                return d, i, v, None
+            pd = ((int(pages[n]) & _WORD) ^ page).bit_count()
+            if pd <= self.page_distance:
+                return d, i, v, pd
+        return None
 
-    def _match(self, best: tuple[int, int, int]) -> Match:
+    def _match(self, best: _Best) -> Match:
         (url,) = self._db.execute("SELECT url FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
-        return Match(url=url, fingerprint=best[2], distance=best[0])
+        return Match(url=url, fingerprint=best[2], distance=best[0], page_distance=best[3])
 
-    def lookup(self, fingerprint: int) -> Match | None:
+    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
+        page = page_argument(page, self.page_distance)
         try:
-            best = self._closest(fingerprint)
+            best = self._closest(fingerprint, page)
             return self._match(best) if best else None
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: lookup failed ({exc})") from None
 
-    def check_and_add(self, fingerprint: int, url: str) -> Match | None:
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+        page = page_argument(page, self.page_distance)
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                best = self._closest(fingerprint)
+                best = self._closest(fingerprint, page)
                 if best is not None:
                     match = self._match(best)
                 else:
                     words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
-                    db.execute(self._insert, words + self._keys(fingerprint) + [url, time.time()])
+                    db.execute(self._insert, words + [_signed(page)] + self._keys(fingerprint) + [url, time.time()])
                     match = None
                 db.execute("COMMIT")
             except BaseException:
@@ -191,11 +242,16 @@ class SQLiteStore(FingerprintStore):
             raise StoreError(f"store {self.url}: check-and-add failed ({exc})") from None
         return match
 
-    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str]) -> None:
-        """Bulk-load fingerprints without checking them (seeding or migrating a store), in one
-        transaction: all are stored or, on error, none."""
-        if len(fingerprints) != len(urls):
-            raise ValueError("add_many: fingerprints and urls differ in length")
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
+                 pages: Sequence[int | None] | None = None) -> None:
+        """Bulk-load fingerprints (and page fingerprints) without checking them (seeding or
+        migrating a store), in one transaction: all are stored or, on error, none."""
+        if len(fingerprints) != len(urls) or (pages is not None and len(pages) != len(urls)):
+            raise ValueError("add_many: fingerprints, urls and pages differ in length")
+        stored_pages = (
+            [_signed(page_argument(p, self.page_distance)) for p in pages] if pages is not None
+            else [None] * len(urls)
+        )
         words = None
         if len(self._w) == 1:
             try:  # numpy converts the ints itself; one outside 0..2**64-1 takes from_int, which masks
@@ -208,7 +264,7 @@ class SQLiteStore(FingerprintStore):
         keys = self.plan.keys(words).tolist()
         signed = words.view(np.int64).tolist()  # SQLite integers are signed 64-bit
         now = time.time()
-        rows = (w + k + [u, now] for w, k, u in zip(signed, keys, urls))
+        rows = (w + [p] + k + [u, now] for w, p, k, u in zip(signed, stored_pages, keys, urls))
         try:
             (cache,) = self._db.execute("PRAGMA cache_size").fetchone()
             self._db.execute(f"PRAGMA cache_size={-_BULK_CACHE_KIB}")
