@@ -1,0 +1,548 @@
+"""Fuzzing extraction: ``Scheme().build().of_html_bytes(body, content_type)`` and
+``text.visible_text(html)`` never raise, and stay fast, whatever HTML a crawl meets.
+
+* generated documents (hypothesis): random tags in random case, attributes quoted every way,
+  text in many scripts and control characters (NUL included), comments, CDATA, entities valid
+  and not, processing instructions, doctypes anywhere, raw-text elements, stray ``<`` and ``&``;
+  encoded in several charsets, declared or not, with invalid UTF-8 and NUL bytes spliced in;
+* real pages (the demo magazine and the hostile site) cut at any byte;
+* every doctype form in front of the same pages: the text and fingerprint do not depend on it;
+* deep nesting (10k-60k unclosed elements, up to 1 MB) and huge pages (up to 9 MB), each run
+  in a worker process so that a page that hangs the parser fails its test after a timeout
+  instead of stalling the whole run: under ``DEEP_BOUND_S`` a page of at most 1 MB, under
+  ``HUGE_BOUND_S_PER_MB`` per MB above that.
+
+Times are the CPU time of the calling thread (what a page costs Scrapy's reactor thread), best
+of two runs when the first is over the bound, so that other work on the machine does not fail
+the tests; a page that hangs still fails them.
+
+``derandomize=True``: the examples are the same on every run and every machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+import hostile_site as hs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contentseen import demosite
+from contentseen.pipeline import PageFingerprint, Scheme
+from contentseen.text import visible_text
+
+PAGES = Scheme().build()
+BITS = PAGES.scheme.bits
+
+SMALL_BOUND_S = 0.5         # any generated or truncated page (a few KB to 100 KB)
+DEEP_BOUND_S = 0.5          # a deep or huge page of at most 1 MB
+HUGE_BOUND_S_PER_MB = 0.5   # above 1 MB
+WORKER_TIMEOUT_FACTOR = 10  # a case is abandoned (and fails) after 10 times its bound, 5 s at least
+
+FUZZ = settings(
+    deadline=None,  # timed by the tests themselves, with one retry against load spikes
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+
+
+def timed(fn: Callable[[], object], bound: float) -> tuple[object, float]:
+    """``fn()`` and its cost: the CPU time of this thread (the reactor thread's share in a crawl;
+    other processes on a busy machine do not count), run once more when over ``bound``, keeping
+    the lower time."""
+    t = time.thread_time()
+    result = fn()
+    elapsed = time.thread_time() - t
+    if elapsed > bound:
+        t = time.thread_time()
+        fn()
+        elapsed = min(elapsed, time.thread_time() - t)
+    return result, elapsed
+
+
+def check_page(body: bytes, content_type: str | None, html: str | None = None, bound: float = SMALL_BOUND_S) -> PageFingerprint:
+    """The page goes through both functions without an exception, within ``bound`` each, and
+    gets the same fingerprint twice."""
+    fp, seconds = timed(lambda: PAGES.of_html_bytes(body, content_type), bound)
+    assert isinstance(fp, PageFingerprint)
+    assert fp.fingerprint is None or 0 <= fp.fingerprint < 1 << BITS
+    assert seconds < bound, f"of_html_bytes cost {seconds:.3f} s of CPU for {len(body):,} bytes"
+    assert PAGES.of_html_bytes(body, content_type) == fp, "the same bytes got another fingerprint"
+    if html is None:
+        html = body.decode("utf-8", "replace")
+    for mode in ("main", "body"):
+        text, seconds = timed(lambda: visible_text(html, mode), bound)
+        assert isinstance(text, str)
+        assert seconds < bound, f"visible_text({mode}) cost {seconds:.3f} s of CPU for {len(html):,} characters"
+    return fp
+
+
+# --------------------------------------------------------------------------------------------
+# Generated documents
+
+TAGS = """html head body title meta link base style script noscript template main article section nav
+header footer aside div span p a b i u em strong font center br hr img input button select option
+optgroup textarea label form fieldset legend table caption thead tbody tfoot tr td th col colgroup ul
+ol li dl dt dd pre code blockquote q h1 h2 h3 h4 h5 h6 iframe object embed param canvas svg math mi
+g path foreignObject frameset frame noframes xmp plaintext listing nobr ruby rb rt rp details summary
+dialog picture source video audio track map area sup sub small big tt marquee applet isindex image
+custom-element x-y""".split()
+
+DOCTYPES = [
+    "<!DOCTYPE html>",
+    "<!doctype html>",
+    '<!DOCTYPE html SYSTEM "about:legacy-compat">',
+    "<!doctype html system 'about:legacy-compat'>",
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">',
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN">',
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">',
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">',
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Frameset//EN" "http://www.w3.org/TR/html4/frameset.dtd">',
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Frameset//EN">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Frameset//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-frameset.dtd">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">',
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN">',
+    '<!DOCTYPE html SYSTEM "http://www.w3.org/TR/html4/strict.dtd">',
+    '<!DOCTYPE html SYSTEM "">',
+    '<!DOCTYPE html PUBLIC "" "">',
+    "<!DOCTYPE html SYSTEM>",
+    "<!DOCTYPE html PUBLIC>",
+    "<!DOCTYPE>",
+    "<!DOCTYPE foo>",
+    "<!DOCTYPEhtml>",
+    '<!DOCTYPE html SYSTEM "about:legacy-compat"',  # unclosed
+    "<!DOCTYPE html [<!ENTITY x 'y'>]>",  # ends at the first '>': ']>' is text
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html SYSTEM "about:legacy-compat">',
+    "\ufeff<!DOCTYPE html>",
+]
+
+PHRASES = [
+    "the tide pools at low water", "Нижний Новгород, набережная", "市立図書館の開館時間",
+    "Ο συνεταιρισμός του χωριού", "مكتبة المدينة العامة", "ספרייה עירונית", "पुस्तकालय का समय",
+    "ห้องสมุดประจำเมือง", "도서관 개관 시간", "naïve café façade", "🙂🚋🇬🇷 emoji", "a\u0301e\u0308 combining",
+    "zero\u200bwidth\u200djoin", "bidi \u202eoverride\u202c", "line\u2028sep", "2024-06-18 4.2.1",
+    "\x00", "\x0c\x0b\r\n\t", "\xa0\u3000", "\ufffd", "\U0010fffd",
+]
+
+texts = st.one_of(
+    st.sampled_from(PHRASES),
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=40),
+    st.text(st.sampled_from("abc xyz<>&;\"'=/!-[]?"), max_size=20),
+)
+tag_names = st.one_of(
+    st.sampled_from(TAGS),
+    st.sampled_from(TAGS).map(str.upper),
+    st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz-:0"), min_size=1, max_size=8),
+)
+attr_values = st.one_of(st.sampled_from(["main", "navigation", "banner", "true", "hidden", "#", "/x?a=1&b=2",
+                                          "javascript:void(0)", "a>b", 'q"q', "", "x" * 300]), texts)
+
+
+@st.composite
+def attributes(draw) -> str:
+    out = []
+    for _ in range(draw(st.integers(0, 3))):
+        name = draw(st.sampled_from(["role", "hidden", "aria-hidden", "class", "id", "href", "src", "style",
+                                     "lang", "charset", "http-equiv", "content", "type", "x", "=", "a\"b"]))
+        value = draw(attr_values)
+        quote = draw(st.sampled_from(['"', "'", "", None]))
+        if quote is None:
+            out.append(f" {name}")
+        else:
+            out.append(f" {name}={quote}{value}{quote}")
+    return "".join(out)
+
+
+ENTITIES = ["&amp;", "&lt;", "&gt;", "&nbsp;", "&eacute;", "&notin;", "&amp", "&AMP;", "&unknown;", "&#0;",
+            "&#65;", "&#x41;", "&#x110000;", "&#xD800;", "&#99999999999;", "&#x;", "&#;", "&", "&#128;",
+            "&CounterClockwiseContourIntegral;", "&not", "&notit;"]
+
+
+@st.composite
+def pieces(draw) -> str:
+    kind = draw(st.integers(0, 11))
+    if kind == 0:
+        return f"<{draw(tag_names)}{draw(attributes())}{draw(st.sampled_from(['', '/', ' /']))}>"
+    if kind == 1:
+        return f"</{draw(tag_names)}>"
+    if kind in (2, 3):
+        return draw(texts)
+    if kind == 4:
+        return draw(st.sampled_from(["<!--{}-->", "<!--{}", "<!-->{}", "<!--->{}", "<!---->{}", "<!--{}--!>",
+                                     "<!--{}<!--nested-->-->"])).format(draw(texts))
+    if kind == 5:
+        return draw(st.sampled_from(["<![CDATA[{}]]>", "<![CDATA[{}", "<svg><![CDATA[{}]]></svg>"])).format(draw(texts))
+    if kind == 6:
+        return draw(st.sampled_from(ENTITIES))
+    if kind == 7:
+        return draw(st.sampled_from(['<?xml version="1.0"?>', "<?php echo 1 ?>", "<?", "<!>", "<!x>", "</>",
+                                     "<>", "< div>", "<3", "</ div>", "<a<b>", "<div =x>", "<", "</", "<!", "<!-",
+                                     "<div", '<a href="x', "<p class='", "</body></html>", "<html><body>"]))
+    if kind == 8:
+        return draw(st.sampled_from(DOCTYPES))
+    if kind == 9:
+        raw = draw(st.sampled_from(["script", "style", "textarea", "title", "xmp", "noscript", "iframe",
+                                    "noembed", "noframes", "template"]))
+        close = draw(st.sampled_from([f"</{raw}>", f"</{raw.upper()} >", ""]))
+        return f"<{raw}>{draw(texts)}{close}"
+    if kind == 10:
+        return draw(st.sampled_from(["<table><tr><td>", "<p><table>", "<select><option>", "<ul><li>", "<li>",
+                                     "<frameset><frame>", "<math><mi>", "<svg><foreignObject>", "<a><a>",
+                                     "<b><i></b></i>", "<form><form>", "<body hidden>", "<main hidden>"]))
+    return draw(tag_names).join(["<", ">"]) * draw(st.integers(1, 40))  # a short run of one start tag
+
+
+@st.composite
+def documents(draw) -> str:
+    head = draw(st.sampled_from([""] + DOCTYPES))
+    body = "".join(draw(st.lists(pieces(), max_size=60)))
+    if draw(st.booleans()):
+        body = f"<html><head><title>{draw(texts)}</title></head><body>{body}</body></html>"
+    return head + body
+
+
+CONTENT_TYPES = [None, "", "text/html", "text/html; charset=utf-8", "text/html; charset=UTF-8",
+                 "text/html; charset=iso-8859-1", "text/html; charset=windows-1252", "text/html; charset=shift_jis",
+                 "text/html; charset=koi8-r", "text/html; charset=utf-16", "text/html; charset=utf-32",
+                 "text/html; charset=x-user-defined", "text/html; charset=bogus-9", "text/html; charset=",
+                 "text/html; charset=\"utf-8\"", "application/xhtml+xml", "text/plain"]
+ENCODINGS = ["utf-8", "utf-16", "utf-16-be", "windows-1252", "shift_jis", "koi8-r", "gb18030", "iso-8859-7"]
+BAD_BYTES = [b"\x00", b"\xff", b"\xfe", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82",
+             b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x80\x81\x82", b"\x1b$B", b"\r", b"<\x00d\x00i\x00v\x00>"]
+
+
+@settings(FUZZ, max_examples=400)
+@given(documents())
+def test_generated_html_as_text(html):
+    check_page(html.encode("utf-8", "replace"), "text/html; charset=utf-8", html)
+
+
+@settings(FUZZ, max_examples=250)
+@given(documents(), st.sampled_from(ENCODINGS), st.sampled_from(CONTENT_TYPES))
+def test_generated_html_in_any_encoding_and_content_type(html, encoding, content_type):
+    check_page(html.encode(encoding, "replace"), content_type)
+
+
+@settings(FUZZ, max_examples=250)
+@given(documents(), st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(BAD_BYTES)), max_size=12),
+       st.sampled_from(CONTENT_TYPES))
+def test_nul_bytes_and_invalid_utf8_spliced_into_generated_html(html, splices, content_type):
+    body = bytearray(html.encode("utf-8", "replace"))
+    for at, junk in splices:
+        at %= len(body) + 1
+        body[at:at] = junk
+    check_page(bytes(body), content_type)
+
+
+# --------------------------------------------------------------------------------------------
+# Real pages, cut anywhere
+
+def _real_pages() -> list[tuple[str, bytes, str]]:
+    out = []
+    for mirror in (False, True):
+        site = demosite.build_site(mirror=mirror)
+        for path in demosite.html_paths(site):
+            page = site[path]
+            if "html" in page.content_type:
+                out.append((("B" if mirror else "A") + path, page.body, page.content_type))
+    site = hs.build_site()
+    for path in ("/guide/install.html", "/guide/configure.html", "/manual/contents.html", "/news/ja/library-hours.html",
+                 "/ru/ogorod.html", "/odd/nul.html", "/odd/html4.html", "/odd/frames.html", "/releases/dates.html"):
+        out.append(("hostile" + path, site[path].body, site[path].content_type))
+    return out
+
+
+REAL_PAGES = _real_pages()
+
+
+@settings(FUZZ, max_examples=300)
+@given(st.sampled_from(REAL_PAGES), st.floats(0, 1), st.floats(0, 1), st.sampled_from([None, "keep", "plain"]))
+def test_real_pages_cut_at_any_byte(page, start, stop, content_type):
+    name, body, ctype = page
+    a, b = sorted((int(start * len(body)), int(stop * len(body))))
+    if content_type is None:
+        piece = body[:b]  # a download cut short
+    else:
+        piece = body[a:b]  # any slice: starting inside a tag, a comment or a UTF-8 sequence
+    check_page(piece, ctype if content_type == "keep" else "text/html")
+
+
+def test_every_real_page_whole_and_cut_at_every_kilobyte():
+    for name, body, ctype in REAL_PAGES:
+        for cut in range(0, len(body) + 1024, 1024):
+            check_page(body[:cut], ctype)
+
+
+# --------------------------------------------------------------------------------------------
+# Every doctype in front of the same pages
+
+PAGE_NO_MAIN = """<html lang="en"><head><meta charset="utf-8"><title>Tide pools</title>
+<style>body{margin:0}</style></head><body>
+<div class="top"><a href="/">Field notes</a> <a href="/about">About</a></div>
+<div class="content"><h1>What lives in a tide pool</h1>
+<p>Twice a day the sea withdraws and leaves behind small basins of rock holding anemones, limpets,
+periwinkles and the occasional stranded shrimp.</p>
+<p>Temperature and salinity swing wildly while the tide is out, and only hardy creatures survive
+the afternoon sun on a summer low tide.</p></div>
+<div class="bottom"><a href="/privacy">Privacy</a></div>
+</body></html>"""
+PAGE_MAIN = PAGE_NO_MAIN.replace('<div class="content">', "<main>").replace("</p></div>", "</p></main>")
+SHAPES = {
+    "page without main": PAGE_NO_MAIN,
+    "page with main": PAGE_MAIN,
+    "page, tags upper case": PAGE_NO_MAIN.replace("<div", "<DIV").replace("</div>", "</DIV>").replace("<p>", "<P>"),
+    "page without html, head or body tags": PAGE_NO_MAIN.split("<body>", 1)[1].replace("</body></html>", ""),
+    "doctype only": "",
+    "doctype and newline only": "\n",
+    "head only": '<html><head><title>Only a head</title><meta charset="utf-8"></head></html>',
+    "head only, unclosed": "<html><head><title>Only a head</title>",
+    "frameset": ('<html><head><title>Frames</title></head><frameset cols="25%,75%"><frame src="/a.html">'
+                 '<frame src="/b.html"><noframes><body><p>Your browser does not show frames.</p></body>'
+                 "</noframes></frameset></html>"),
+    "content before a frameset": '<html><body><p>Skip to the frames</p></body><frameset><frame src="/a.html"></frameset></html>',
+    "bare text": "Plain words after a doctype, with no element at all: tide pools, anemones, limpets.",
+    "comment and nothing else": "<!-- generated by the CMS -->",
+}
+# Doctypes that are not one token: their tail (']>', or a tag eaten by the unclosed one) is
+# part of the page, so the page may read differently (as in a browser).
+MALFORMED_DOCTYPES = ('<!DOCTYPE html SYSTEM "about:legacy-compat"', "<!DOCTYPE html [<!ENTITY x 'y'>]>")
+TEXT_SHAPES = ("page without main", "page with main", "page, tags upper case", "page without html, head or body tags")
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.parametrize("doctype", DOCTYPES)
+def test_every_doctype_form_before_every_page_shape(doctype, shape):
+    html = doctype + "\n" + SHAPES[shape]
+    # A byte order mark belongs to the bytes (the decoder removes it): decoded text never starts
+    # with one, and utf-16 adds its own.
+    source = html.removeprefix("\ufeff")
+    fps = [check_page(body, ctype, html) for body, ctype in (
+        (html.encode(), "text/html; charset=utf-8"), (html.encode(), "application/xhtml+xml"),
+        (source.encode("utf-16"), "text/html"))]
+    if shape in TEXT_SHAPES and doctype not in MALFORMED_DOCTYPES:
+        # Judged normally: the doctype changes neither the text nor the fingerprint.
+        plain = "<!DOCTYPE html>\n" + SHAPES[shape]
+        for mode in ("main", "body"):
+            assert visible_text(source, mode) == visible_text(plain, mode), mode
+        assert "anemones" in visible_text(source)
+        want = PAGES.of_html_bytes(plain.encode(), "text/html; charset=utf-8")
+        assert want.fingerprint is not None
+        assert fps == [want] * 3
+
+
+# --------------------------------------------------------------------------------------------
+# Deep and huge pages, each in a worker process with a timeout
+
+DEEP_UNITS = [
+    "<div><span>", "<div>", "<span>", "<b>", "<a href=#>", "<table>", "<li>", "<ul><li>", "<table><tr><td>",
+    "<div/><span/>", "<div></x>", "<div></span>", "<DIV class=a>", "<div\n>", "<div title='a>b'>", "<p><b>x",
+    "<i><b><u>x", "<blockquote>", "<section>", "<font>", "<div>x", "<em>x<div>", "<select><option>", "<svg><g>",
+    "<math><mi>", "<object>", "<div><!-- c -->", "<div><script>x</script>", "<dl><dt>x<dd>", "<nobr>x",
+    "<div><br>", "<custom-el>", "<div\x00>", "<div class=\"\u0436\">\u0436",
+]
+DEEP_HEAD = "<!DOCTYPE html><html><head><title>Deep</title></head><body><p>Nightly layout regression report.</p>\n"
+DEEP_TAIL = "<p>End of report.</p>"
+
+
+def deep_cases() -> list[dict]:
+    cases = []
+    for unit in DEEP_UNITS:
+        most = (1_000_000 - len(DEEP_HEAD) - len(DEEP_TAIL)) // len(unit.encode())
+        for n in sorted({10_000, min(60_000, most)}):
+            cases.append({"id": f"{unit!r}x{n}", "kind": "repeat", "unit": unit, "n": n})
+    cases.append({"id": "balanced div x 50000", "kind": "balanced", "unit": "div", "n": 50_000})
+    cases.append({"id": "balanced ul/li x 30000", "kind": "balanced_list", "n": 30_000})
+    cases.append({"id": "hostile deep page", "kind": "hostile_deep"})
+    return cases
+
+
+HUGE_CASES = [
+    {"id": "5 MB of <p>", "kind": "paragraphs", "n": 60_000},
+    {"id": "9 MB of <p>", "kind": "paragraphs", "n": 110_000},
+    {"id": "5 MB of <p> with links", "kind": "paragraphs_links", "n": 45_000},
+    {"id": "1 MB text node", "kind": "text_node", "n": 150_000},
+    {"id": "100k <br>", "kind": "repeat", "unit": "word<br>", "n": 100_000},
+    {"id": "60k <li> links", "kind": "list_links", "n": 60_000},
+    {"id": "30k table rows", "kind": "table", "n": 30_000},
+    {"id": "100k sibling divs", "kind": "repeat", "unit": "<div>cell</div>", "n": 100_000},
+    {"id": "30k sibling sections", "kind": "sections", "n": 30_000},
+    {"id": "400 deep x 200", "kind": "nested_blocks", "depth": 400, "n": 200},
+    {"id": "1 MB attribute", "kind": "attribute", "n": 1_000_000},
+    {"id": "1 MB comment", "kind": "comment", "n": 150_000},
+    {"id": "unclosed comment", "kind": "unclosed", "open": "<!--", "n": 500_000},
+    {"id": "unclosed script", "kind": "unclosed", "open": "<script>", "n": 500_000},
+    {"id": "unclosed textarea", "kind": "unclosed", "open": "<textarea>", "n": 500_000},
+    {"id": "1 MB of entities", "kind": "repeat", "unit": "&amp;&lt;&#x41;&eacute;&#1234; ", "n": 40_000},
+    {"id": "1 MB of NUL and invalid UTF-8", "kind": "junk", "n": 1_000_000},
+    {"id": "1 MB Japanese, no spaces", "kind": "cjk", "n": 330_000},
+]
+
+_WORDS = ("river ferry harbour lantern compass timber granite orchard quarry estuary signal voyage census "
+          "ledger beacon summit valley meadow").split()
+
+
+def build_case(case: dict) -> bytes:
+    """The page of a deep or huge ``case`` (built in the worker: nothing big crosses the pipe)."""
+    import random
+
+    rng = random.Random(7)
+    kind, n = case["kind"], case.get("n", 0)
+
+    def para(k: int = 12) -> str:
+        return " ".join(rng.choice(_WORDS) for _ in range(k))
+
+    if kind == "repeat":
+        return (DEEP_HEAD + case["unit"] * n + DEEP_TAIL).encode()
+    if kind == "balanced":
+        return (DEEP_HEAD + f"<{case['unit']}>" * n + para() + f"</{case['unit']}>" * n + DEEP_TAIL).encode()
+    if kind == "balanced_list":
+        return (DEEP_HEAD + "<ul><li>x" * n + "</li></ul>" * n + DEEP_TAIL).encode()
+    if kind == "hostile_deep":
+        return hs.deep_page()
+    if kind == "paragraphs":
+        return (DEEP_HEAD + "".join(f"<p>{para()}</p>\n" for _ in range(n))).encode()
+    if kind == "paragraphs_links":
+        return (DEEP_HEAD + "".join(f'<p>{para(6)} <a href="/p/{i}">{para(3)}</a> {para(4)}</p>\n' for i in range(n))).encode()
+    if kind == "text_node":
+        return (DEEP_HEAD + "<div>" + para(n)).encode()
+    if kind == "list_links":
+        return (DEEP_HEAD + "<ul>" + "".join(f'<li><a href="/x/{i}">item {i}</a>' for i in range(n))).encode()
+    if kind == "table":
+        return (DEEP_HEAD + "<table>" + "".join(f"<tr><td>{i}</td><td>{para()}</td></tr>" for i in range(n))).encode()
+    if kind == "sections":
+        return (DEEP_HEAD + "".join(f"<section><h2>{i}</h2><p>{para()}</p></section>" for i in range(n))).encode()
+    if kind == "nested_blocks":
+        d = case["depth"]
+        return (DEEP_HEAD + ("<div>" * d + para() + "</div>" * d) * n).encode()
+    if kind == "attribute":
+        return (DEEP_HEAD + "<div title='" + "x" * n + "'>tide pools anemones limpets periwinkles shrimp</div>").encode()
+    if kind == "comment":
+        return (DEEP_HEAD + "<!--" + "x -- y " * n + "--><p>tide pools anemones limpets periwinkles</p>").encode()
+    if kind == "unclosed":
+        return (DEEP_HEAD + case["open"] + "x < y && z " * (n // 12)).encode()
+    if kind == "junk":
+        junk = bytes(rng.choice(b"\x00\xff\xfe\xc3\xed\xa0\x80<>&ab ") for _ in range(n))
+        return DEEP_HEAD.encode() + junk
+    if kind == "cjk":
+        chars = "市立図書館は来月から平日の開館時間を午後九時まで延長すると発表した。"
+        return (DEEP_HEAD + "<p>" + "".join(rng.choice(chars) for _ in range(n)) + "</p>").encode()
+    raise ValueError(kind)
+
+
+def bound_for(size: int) -> float:
+    return DEEP_BOUND_S if size <= 1 << 20 else HUGE_BOUND_S_PER_MB * size / (1 << 20)
+
+
+def worker_main() -> None:
+    """The worker process: one JSON case a line on stdin, one JSON result a line on stdout."""
+    PAGES.of_html_bytes(b"<p>warm up the fingerprinter and the parser</p>", "text/html")
+    visible_text("<p>warm up</p>")
+    for line in sys.stdin:
+        case = json.loads(line)
+        result: dict = {"id": case["id"]}
+        try:
+            body = build_case(case)
+            html = body.decode("utf-8", "replace")
+            bound = bound_for(len(body))
+            result["size"] = len(body)
+            _, result["of_html_bytes"] = timed(lambda: PAGES.of_html_bytes(body, "text/html; charset=utf-8"), bound)
+            _, result["visible_text"] = timed(lambda: visible_text(html), bound)
+        except BaseException as exc:  # noqa: BLE001 -- reported to the test
+            result["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+        print(json.dumps(result), flush=True)
+
+
+class Worker:
+    """A ``python`` child running ``worker_main``; restarted after a case it did not finish."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+
+    def _start(self) -> None:
+        here = str(Path(__file__).resolve().parent)
+        code = f"import sys; sys.path.insert(0, {here!r}); import test_extract_fuzz as m; m.worker_main()"
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"})
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, args=(self.proc, self.lines), daemon=True).start()
+
+    @staticmethod
+    def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    def run(self, case: dict, timeout: float) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+            timeout += 30  # the first case waits for the worker's imports too
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(case) + "\n")
+        self.proc.stdin.flush()
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            self.stop()
+            return {"id": case["id"], "timeout": timeout}
+        if line is None:
+            code = self.proc.wait()
+            self.proc = None
+            return {"id": case["id"], "crashed": code}
+        return json.loads(line)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = Worker()
+    yield w
+    w.stop()
+
+
+def _check_in_worker(worker: Worker, case: dict, size_hint: int) -> None:
+    bound = bound_for(size_hint)
+    r = worker.run(case, timeout=max(5.0, WORKER_TIMEOUT_FACTOR * bound))
+    assert "timeout" not in r, f"{case['id']}: not done after {r.get('timeout', 0):.0f} s (bound {bound:.2f} s)"
+    assert "crashed" not in r, f"{case['id']}: the worker process died (exit code {r.get('crashed')})"
+    assert "error" not in r, f"{case['id']}: {r.get('error')}"
+    bound = bound_for(r["size"])
+    for fn in ("of_html_bytes", "visible_text"):
+        assert r[fn] < bound, f"{case['id']}: {fn} cost {r[fn]:.3f} s of CPU for {r['size']:,} bytes (bound {bound:.2f} s)"
+
+
+@pytest.mark.parametrize("case", deep_cases(), ids=lambda c: c["id"])
+def test_deep_nesting_is_fast(worker, case):
+    _check_in_worker(worker, case, 1 << 20)
+
+
+@pytest.mark.parametrize("case", HUGE_CASES, ids=lambda c: c["id"])
+def test_huge_pages_are_fast(worker, case):
+    _check_in_worker(worker, case, 10 << 20 if case["id"].startswith("9 MB") else 6 << 20)
+
+
+if __name__ == "__main__":  # python tests/test_extract_fuzz.py: the cost of each deep and huge page
+    for c in deep_cases() + HUGE_CASES:
+        body = build_case(c)
+        _, t1 = timed(lambda: PAGES.of_html_bytes(body, "text/html; charset=utf-8"), 0)
+        _, t2 = timed(lambda: visible_text(body.decode("utf-8", "replace")), 0)
+        print(f"{c['id']:40} {len(body) / 1e6:6.2f} MB  of_html_bytes {t1:.3f} s  visible_text {t2:.3f} s "
+              f"(CPU, best of 2)", flush=True)
