@@ -45,6 +45,7 @@ from contentseen.evaluate.core import Evaluation, PairResult, evaluate  # noqa: 
 from contentseen.evaluate.inputs import read_labels  # noqa: E402
 from contentseen.evaluate.mirror import build_mirror  # noqa: E402
 from contentseen.pipeline import Scheme  # noqa: E402
+from contentseen.text import Extractor  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -140,8 +141,9 @@ def row_of(tree: Tree, root: Path, doc: dict, ev: Evaluation, marked: float, wor
     return row
 
 
-def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int, worst: int) -> dict:
-    """Build the tree's mirror, evaluate the default scheme on it; the row (``failed`` set to a
+def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int, worst: int,
+            scheme: Scheme) -> dict:
+    """Build the tree's mirror, evaluate ``scheme`` on it; the row (``failed`` set to a
     one-line reason when either raised)."""
     start = time.perf_counter()
     out = work / tree.name
@@ -149,7 +151,7 @@ def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int
         doc = build_mirror(root, out, pages, seed, source_name=f"{tree.package}: {root}")
         a_pages = [out / "a" / p["path"] for p in doc["pairs"]]
         marked = sum(tree.marker.encode() in p.read_bytes() for p in a_pages) / len(a_pages)
-        ev = evaluate(read_labels(out), Scheme(), jobs=jobs)
+        ev = evaluate(read_labels(out), scheme, jobs=jobs)
         row = row_of(tree, root, doc, ev, marked, worst)
     except Exception as exc:  # one bad tree must not stop the others
         reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -236,6 +238,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--worst", type=int, nargs="?", const=10, default=0, metavar="N",
                    help="list each tree's false drops and missed copies (N each, default 10)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--page-distance", type=int, default=Scheme.page_distance,
+                   help="CONTENTSEEN_PAGE_DISTANCE (default %(default)s)")
+    p.add_argument("--link-share", type=float, default=0.0,
+                   help="Extractor.link_share: weigh link text where it is this much of a block (default off)")
+    p.add_argument("--held-out", action="store_true", help="measure the held-out trees too "
+                   "(never while tuning a default)")
     args = p.parse_args(argv)
     trees = list(TREES)
     if args.trees:
@@ -244,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"unknown trees: {', '.join(unknown)}")
         trees = [t for t in TREES if t.name in names]
+    if not args.held_out:
+        trees = [t for t in trees if not t.held_out]
+    scheme = Scheme(page_distance=args.page_distance,
+                    extractor=Extractor(link_share=args.link_share) if args.link_share else None)
     if args.install:
         install(trees)
     rows = []
@@ -255,14 +267,14 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({**asdict(tree), "missing": missing})
                 continue
             print(f"[{tree.name}] {root} ...", file=sys.stderr, flush=True)
-            rows.append(measure(tree, root, Path(work), args.pages, args.seed, args.jobs, args.worst))
+            rows.append(measure(tree, root, Path(work), args.pages, args.seed, args.jobs, args.worst, scheme))
             print(f"[{tree.name}] {rows[-1].get('failed', 'done')} in {rows[-1]['seconds']} s", file=sys.stderr)
     version = code_version()
     if args.json:
-        print(json.dumps({"code": version, "seed": args.seed, "pages": args.pages, "scheme": asdict(Scheme()),
+        print(json.dumps({"code": version, "seed": args.seed, "pages": args.pages, "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
                           "trees": rows}, indent=1, default=str))
         return 0
-    print(f"default Scheme(), code {version}, seed {args.seed}, up to {args.pages} pages a host\n")
+    print(f"{scheme}, code {version}, seed {args.seed}, up to {args.pages} pages a host\n")
     tuning = [r for r in rows if not r["held_out"]]
     held = [r for r in rows if r["held_out"]]
     if tuning:

@@ -27,6 +27,7 @@ from scrapy.utils.misc import load_object
 
 from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
+from .signals import page_decided
 from .pipeline import Scheme
 from .stores import open_store
 from .stores.sqlite import default_sqlite_url
@@ -153,6 +154,8 @@ class ContentSeenMiddleware:
             self.stats.inc_value("contentseen/skipped/type")
             return response
         decision = self.engine.decide(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
+        self.crawler.signals.send_catch_log(page_decided, request=request, response=response, decision=decision,
+                                            spider=self.crawler.spider)
         page = decision.page
         if page is not None and page.fingerprint is not None:
             request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "text_chars": page.text_chars,

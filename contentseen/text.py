@@ -196,7 +196,7 @@ class Extractor:
 
 
 def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
-    """A copy of ``tree`` without its links. lexbor cannot clone a document whose doctype has a
+    """A copy of ``tree`` without its links (``a[href]``). lexbor cannot clone a document whose doctype has a
     system id and no public id (``<!DOCTYPE html SYSTEM "about:legacy-compat">``): the doctype,
     which holds no text, is removed first."""
     root = tree.root
@@ -208,7 +208,9 @@ def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
         node = prev
     copy = tree.clone()
     if copy.body is not None:
-        copy.body.strip_tags(["a"])
+        # Links only: an <a name> anchor around a heading (man2html, Doxygen) is text.
+        for link in reversed(copy.body.css("a[href]")):
+            link.decompose()
     return copy
 
 
