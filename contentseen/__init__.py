@@ -23,7 +23,7 @@ _EXPORTS = {
     "hamming": "simhash",
     "Scheme": "pipeline",
     "PageFingerprinter": "pipeline",
-    "BlockPlan": "index",
+    "BlockPlan": "blocks",
     "HammingIndex": "index",
     "open_store": "stores",
     "ContentSeenMiddleware": "middleware",

@@ -32,7 +32,8 @@ from .features import Features, HashedFeatures, Vocabulary
 from .hashtable import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
 from .simhash import Fingerprinter
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
-from .tokens import BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_counts, tokenize, word_counts
+from .tokens import (BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_counts, tokenize, without_numbers,
+                     word_counts)
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -202,9 +203,6 @@ class PageFingerprinter:
         self.fingerprinter = Fingerprinter(features, table)
         stop = stopword_bytes(stopwords)
         self._rows = _Rows(self.fingerprinter, stop)
-        # A corpus vocabulary is of the assignment's ASCII words (as contentseen-report counts
-        # them); hashed features take words of any script.
-        self._counts = word_counts if scheme.corpus else token_counts
         if scheme.page_scheme:
             self._page_rows = self._rows
         else:
@@ -254,24 +252,28 @@ class PageFingerprinter:
     def of_texts(self, texts: PageText) -> PageFingerprint:
         """Both fingerprints of a page's extracted text (see the module's docstring)."""
         content = texts.content
-        fingerprint, words = self._simhash(self._rows, self._counts(content))
+        tokens = token_counts(content)
+        # The assignment's words with a corpus vocabulary (as contentseen-report counts them),
+        # else the tokens of any script, without numbers.
+        words = word_counts(content) if self.scheme.corpus else without_numbers(tokens)
+        fingerprint, n = self._simhash(self._rows, words)
         if fingerprint is not None:
-            return PageFingerprint(fingerprint, words, len(content.strip()), self._page_fingerprint(texts))
+            return PageFingerprint(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))
         whole = " ".join(texts.whole.split())
         if not whole:
             return PageFingerprint(None, 0, 0)
         exact = xxhash.xxh3_128_intdigest(whole.encode("utf-8", "replace"))
         bits = self.scheme.bits
-        return PageFingerprint(exact >> (128 - bits), words, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
+        return PageFingerprint(exact >> (128 - bits), n, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
 
-    def _page_fingerprint(self, texts: PageText) -> int:
-        """The whole-page fingerprint: every word of the page, those of its content counted
-        ``CONTENT_BOOST`` times more. A banner or notice added around a short page's content
-        then moves it less, while a page whose content block is a sliver of it (a table of
-        contents narrowed to its site's tagline) is still its whole text."""
+    def _page_fingerprint(self, whole: str, content: Mapping[bytes, int]) -> int:
+        """The whole-page fingerprint: every token of the ``whole`` text, those of the
+        ``content`` counted ``CONTENT_BOOST`` times more. A banner or notice added around a
+        short page's content then moves it less, while a page whose content block is a sliver
+        of it (a table of contents narrowed to its site's tagline) is still its whole text."""
         rows_of = self._page_rows
-        rows, weights, _ = self._weighted(rows_of, token_counts(texts.whole, numbers=True))
-        c_rows, c_weights, _ = self._weighted(rows_of, token_counts(texts.content, numbers=True))
+        rows, weights, _ = self._weighted(rows_of, token_counts(whole))
+        c_rows, c_weights, _ = self._weighted(rows_of, content)
         return rows_of.fingerprinter.fingerprint_rows(
             np.concatenate((rows, c_rows)), np.concatenate((weights, (CONTENT_BOOST - 1) * c_weights)))
 

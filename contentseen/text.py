@@ -236,17 +236,28 @@ _VOID = frozenset("area base br col embed hr img input link meta param source tr
                   "basefont bgsound frame keygen".split())
 # Closed by the next start tag of their own name (a list item, a paragraph, a table cell).
 _SELF_CLOSING_RUN = frozenset("li p dt dd option tr td th".split())
-_NAME_BYTES = 8
+_NAME_BYTES = 4  # of a tag name, enough to tell void elements (frameset counts as frame)
 _RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+_CLOSES_P = frozenset("address article aside blockquote center details dialog dir div dl fieldset "
+                      "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main menu "
+                      "nav ol p pre section summary table ul".split())
+_LIST, _TABLE = frozenset(("ul", "ol")), frozenset(("table", "tbody", "thead", "tfoot"))
+_SCOPE = {"p": frozenset("button table td th caption object template html".split()),
+          "li": _LIST, "dt": frozenset(("dl",)), "dd": frozenset(("dl",)),
+          "tr": _TABLE, "td": _TABLE | {"tr"}, "th": _TABLE | {"tr"},
+          "option": frozenset(("select", "datalist", "optgroup"))}
+# Foreign content, where "/>" does close an element: skipped whole by the tag scan.
+_FOREIGN = frozenset(("svg", "math"))
 
 
 def too_deep(html: str) -> bool:
     """Whether ``html`` nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic).
 
-    First a bound in numpy: at any point the depth is at most the start tags minus the end tags
-    so far, void elements and those that cannot hold themselves (``<li>``, ``<p>``, ``<td>``...)
-    left out; only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan
-    stopping once it is that deep.
+    First a bound in numpy: at any point the depth is at most the number of elements opened and
+    not yet closed by an end tag of their name (void elements, and those that cannot hold
+    themselves -- ``<li>``, ``<p>``, ``<td>``... -- left out; a stray end tag closes nothing).
+    Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan stopping
+    once it is that deep.
     """
     data = np.frombuffer(html.encode("utf-8", "replace") + b"\0" * _NAME_BYTES, dtype=np.uint8)
     lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
@@ -254,29 +265,68 @@ def too_deep(html: str) -> bool:
         return False
     end = data[lt + 1] == _SLASH
     name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
-    step = ((name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z"))).astype(np.int32)
-    step[np.isin(_name_keys(name), _FLAT_KEYS)] = 0
-    step[end] *= -1
-    if int(np.cumsum(step).max()) <= MAX_DEPTH:
+    keys = _name_keys(name)
+    tag = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z")) & ~_is_flat(keys)
+    if int(np.count_nonzero(tag & ~end)) <= MAX_DEPTH:
+        return False
+    if _open_elements_bound(keys[tag], np.where(end[tag], -1, 1)) <= MAX_DEPTH:
         return False
     return _tag_depth(html) > MAX_DEPTH
 
 
+def _open_elements_bound(keys: np.ndarray, steps: np.ndarray) -> int:
+    """The most elements open at once, counting per tag name (``keys``) the start (+1) and end
+    (-1) tags in document order, a name's count never below zero."""
+    order = np.argsort(keys, kind="stable")  # by name, then position
+    k, st = keys[order], steps[order].astype(np.int64)
+    first = np.ones(len(k), dtype=bool)
+    first[1:] = k[1:] != k[:-1]
+    group = np.cumsum(first) - 1
+    total = np.cumsum(st)
+    count = total - (total - st)[first][group]  # running count within each name
+    # Running minimum within each name: each name's values shifted below all before it.
+    shift = group * (2 * len(k) + 2)
+    low = np.minimum(np.minimum.accumulate(count - shift) + shift, 0)
+    open_ = count - low
+    change = np.empty_like(open_)
+    change[0] = open_[0]
+    change[1:] = open_[1:] - open_[:-1]
+    change[first] = open_[first]
+    in_order = np.empty_like(change)
+    in_order[order] = change
+    return int(np.cumsum(in_order).max())
+
+
+_ALNUM_BYTE = np.zeros(256, dtype=bool)
+_ALNUM_BYTE[[*range(ord("a"), ord("z") + 1), *range(ord("0"), ord("9") + 1)]] = True
+
+
+_KEY_MASKS = np.array([0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF], dtype=np.uint32)
+
+
 def _name_keys(name: np.ndarray) -> np.ndarray:
-    """A tag name's bytes (``_NAME_BYTES`` after ``<`` or ``</``) up to its first byte that is
-    not a letter or digit, as one integer (so names compare by ``isin``)."""
-    alnum = ((name >= ord("a")) & (name <= ord("z"))) | ((name >= ord("0")) & (name <= ord("9")))
-    keep = np.cumprod(alnum, axis=1).astype(bool)
-    return np.where(keep, name, 0).astype(np.uint64) @ (np.uint64(256) ** np.arange(_NAME_BYTES, dtype=np.uint64))
+    """A tag name's first ``_NAME_BYTES`` bytes (lower-cased, after ``<`` or ``</``) up to its
+    first byte that is not a letter or digit, as one integer (so names compare as integers)."""
+    alnum = np.zeros((len(name), _NAME_BYTES + 1), dtype=bool)
+    alnum[:, :_NAME_BYTES] = _ALNUM_BYTE[name]
+    length = np.argmin(alnum, axis=1)  # the first byte that is not, or _NAME_BYTES
+    return np.ascontiguousarray(name).view("<u4").ravel() & _KEY_MASKS[length]
 
 
-_FLAT_KEYS = _name_keys(np.array(
-    [list(n.encode().ljust(_NAME_BYTES, b"\0")) for n in _VOID | _SELF_CLOSING_RUN], dtype=np.uint8))
+def _is_flat(keys: np.ndarray) -> np.ndarray:
+    """Whether each name key is one of ``_FLAT_KEYS`` (sorted)."""
+    at = np.minimum(np.searchsorted(_FLAT_KEYS, keys), len(_FLAT_KEYS) - 1)
+    return _FLAT_KEYS[at] == keys
+
+
+_FLAT_KEYS = np.unique(_name_keys(np.array(
+    [list(n.encode()[:_NAME_BYTES].ljust(_NAME_BYTES, b"\0")) for n in _VOID | _SELF_CLOSING_RUN], dtype=np.uint8)))
 
 
 def _tag_depth(html: str) -> int:
     """The nesting depth of ``html``'s elements by its tags (the tree builder's rules for void,
-    self-closing and raw-text elements; misnested end tags close up to their element); stops
+    self-closing-run and raw-text elements; ``/>`` closes nothing on an HTML element; misnested
+    end tags close up to their element, stray ones nothing; SVG and MathML skipped whole); stops
     counting past ``MAX_DEPTH``."""
     stack: list[str] = []
     pos, lower = 0, None
@@ -290,19 +340,36 @@ def _tag_depth(html: str) -> int:
             if name in stack:
                 del stack[len(stack) - 1 - stack[::-1].index(name):]
             continue
-        if name in _VOID or m.group(3):
+        if name in _VOID:
             continue
-        if name in _RAW_TEXT:
+        if name in _RAW_TEXT or name in _FOREIGN:
+            if name in _FOREIGN and m.group(3):
+                continue
             lower = html.lower() if lower is None else lower
             end = lower.find("</" + name, pos)
             if end < 0:
                 break
             pos = end
             continue
-        if name in _SELF_CLOSING_RUN and stack and stack[-1] == name:
-            continue
+        # An open <p> ends at a block's start tag; a list item, term or cell at the next one of
+        # its list, table or select.
+        if name in _CLOSES_P:
+            _close(stack, "p", _SCOPE["p"])
+        if name in _SELF_CLOSING_RUN:
+            _close(stack, name, _SCOPE[name])
         stack.append(name)
     return len(stack)
+
+
+def _close(stack: list[str], name: str, stops: frozenset[str]) -> None:
+    """Pop ``name`` and what is above it from ``stack``, unless an element of ``stops`` is met
+    first (the element is then not in scope: nothing closes)."""
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] == name:
+            del stack[i:]
+            return
+        if stack[i] in stops:
+            return
 
 
 _FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|svg|math|iframe)\b)", re.I)
@@ -335,6 +402,13 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 
 def html_title(html: str) -> str:
-    """The document title, whitespace collapsed ('' when absent)."""
-    node = LexborHTMLParser(html[:MAX_HTML_CHARS]).css_first("title")
+    """The document title, whitespace collapsed ('' when absent); linear on any markup."""
+    html = html[:MAX_HTML_CHARS]
+    if too_deep(html):
+        lower = html.lower()
+        start = lower.find("<title")
+        start = lower.find(">", start) + 1 if start >= 0 else 0
+        end = lower.find("</title", start) if start else -1
+        return " ".join(htmllib.unescape(html[start:end]).split()) if end >= 0 else ""
+    node = LexborHTMLParser(html).css_first("title")
     return " ".join(node.text().split()) if node is not None else ""

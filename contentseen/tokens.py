@@ -6,8 +6,8 @@ Two definitions of a word:
   lower-cased; every other character (digits, punctuation, non-ASCII, ``\\r``) separates words.
   ``contentseen-report`` and a scheme with a corpus vocabulary (``CONTENTSEEN_CORPUS``) use it, so
   a page gets the same fingerprint online and offline.
-* ``token_counts`` -- any language's, for pages on the web: a maximal run of letters of any
-  script, lower-cased (optionally runs of digits too); in scripts written without spaces between words (Chinese,
+* ``token_counts`` -- any language's, for pages on the web: a maximal run of letters or digits
+  of any script, lower-cased; in scripts written without spaces between words (Chinese,
   Japanese, Thai, Lao, Khmer, Myanmar) each pair of neighbouring characters is a token. With
   ASCII words only, a Russian and a Japanese page that shared an English byline had the same
   fingerprint, and a page of dates and version numbers had none.
@@ -80,24 +80,28 @@ _UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\
              "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff")
 # Combining marks that \\w leaves out but words are made of (Indic vowel signs, Arabic harakat).
 _MARKS = "\u0300-\u036f\u064b-\u065f\u0900-\u0dff"
-_WORD = re.compile(f"([{_UNSPACED}]+)|(?:[^\\W\\d_{_UNSPACED}]|[{_MARKS}])+")
-_WORD_OR_NUMBER = re.compile(f"([{_UNSPACED}]+)|(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")
+_TOKEN = re.compile(f"([{_UNSPACED}]+)|(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")
 
 
-def token_counts(text: str, numbers: bool = False) -> Counter[bytes]:
+def token_counts(text: str) -> Counter[bytes]:
     """How often each token (see the module's docstring) occurs in ``text``, as UTF-8 bytes;
-    runs of digits are tokens too with ``numbers`` (for the whole page: a list of releases;
-    not for its content, where a changed date or counter would move the fingerprint)."""
+    runs of digits are tokens too (``without_numbers`` leaves them out)."""
     if text.isascii():  # most pages: one C-level byte map and a split, as word_counts
-        return Counter(text.encode("ascii").translate(_ALNUM if numbers else _LETTERS).split())
+        return Counter(text.encode("ascii").translate(_ALNUM).split())
     counts: Counter[bytes] = Counter()
-    for m in (_WORD_OR_NUMBER if numbers else _WORD).finditer(text.lower()):
+    for m in _TOKEN.finditer(text.lower()):
         run = m.group()
         if m.group(1) is None or len(run) == 1:
             counts[run.encode()] += 1
         else:
             counts.update(run[i:i + 2].encode() for i in range(len(run) - 1))
     return counts
+
+
+def without_numbers(counts: Counter[bytes]) -> Counter[bytes]:
+    """``counts`` without the tokens made of digits only (a page's content: a changed date or
+    counter would move its fingerprint)."""
+    return Counter({t: n for t, n in counts.items() if not t.isdigit()})
 
 
 def stopword_bytes(stopwords: frozenset[str]) -> frozenset[bytes]:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contentseen.errors import ContentSeenError
-from contentseen.index import BlockPlan
+from contentseen.blocks import BlockPlan
 from contentseen.simhash import from_int, to_int
 
 

@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..index import BlockPlan
+from ..blocks import BlockPlan
 from ..simhash import from_int
 from .base import (
     PAGE_BITS, FingerprintStore, Match, StoreError, check_identity, page_argument, saved_scheme,

@@ -2,7 +2,7 @@
 
 Layout (``sqlite-v2``): ``fingerprints(id, w0[, w1], p, k0..kT, url, seen)`` where ``w*`` are
 the fingerprint's 64-bit words and ``p`` the page fingerprint or NULL (signed, as SQLite stores
-integers), ``k*`` the block keys of ``contentseen.index.BlockPlan``; each ``k`` column has a
+integers), ``k*`` the block keys of ``contentseen.blocks.BlockPlan``; each ``k`` column has a
 covering index ``(k, w..., p)``, so a lookup reads only the rows that agree with the query on
 some block -- never the whole table.
 """
@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..index import BlockPlan
+from ..blocks import BlockPlan
 from ..simhash import from_int, n_words
 from .base import FingerprintStore, Match, StoreError, check_identity, page_argument, saved_scheme
 
