@@ -2,7 +2,7 @@
 
 The magazine site and its mirror come from ``contentseen.demosite``; this module adds a generated
 site of many unrelated pages (for the kill -9 test), a running-server helper that records which
-paths were requested, and ``crawl()``, one real crawler process.
+paths were requested, and ``crawl()``, one real crawler process (``crawl_process.run_crawl``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Iterator, Sequence
 from urllib.parse import urlsplit
 
+from crawl_process import CrawlResult, Drop, run_crawl
+
 from contentseen import demosite
-from contentseen.cli.demo import CrawlResult, Drop, run_crawl
 from contentseen.demosite import Page, Site
 
 __all__ = ["Crawl", "Drop", "Host", "crawl", "generated_site", "host", "offline_fingerprinter"]
