@@ -30,6 +30,7 @@ from .errors import ContentSeenError, report_startup_error
 from .signals import page_decided
 from .pipeline import Scheme
 from .stores import open_store
+from .text import Extractor
 from .stores.sqlite import default_sqlite_url
 
 if TYPE_CHECKING:
@@ -65,7 +66,23 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
         min_words=number("MIN_WORDS", Scheme.min_words),
         weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
         page_distance=number("PAGE_DISTANCE", Scheme.page_distance),
+        extractor=_extractor(settings),
     )
+
+
+def _extractor(settings: BaseSettings) -> Extractor | None:
+    """``CONTENTSEEN_EXTRACTOR``: the class path of another extraction stage (an ``Extractor``
+    subclass, made with the ``CONTENTSEEN_EXTRACT`` mode), or None for the built-in one."""
+    path = settings.get("CONTENTSEEN_EXTRACTOR")
+    if not path:
+        return None
+    try:
+        cls = load_object(path) if isinstance(path, str) else path
+    except (ImportError, ValueError, NameError, AttributeError) as exc:
+        raise ContentSeenError(f"CONTENTSEEN_EXTRACTOR: cannot load {path!r} ({exc})") from None
+    if not (isinstance(cls, type) and issubclass(cls, Extractor)):
+        raise ContentSeenError(f"CONTENTSEEN_EXTRACTOR: {path!r} is not a contentseen.text.Extractor subclass")
+    return cls(settings.get("CONTENTSEEN_EXTRACT", Scheme.extract))
 
 
 def _spider_middleware_enabled(settings: BaseSettings) -> bool:
@@ -158,8 +175,8 @@ class ContentSeenMiddleware:
                                             spider=self.crawler.spider)
         page = decision.page
         if page is not None and page.fingerprint is not None:
-            request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "text_chars": page.text_chars,
-                                           "exact": page.exact}
+            request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "page_fingerprint": f"{page.page:016x}",
+                                           "text_chars": page.text_chars, "exact": page.exact}
         outcome = decision.outcome
         if outcome == "skipped":
             reason = decision.reason.split(":", 1)[0]

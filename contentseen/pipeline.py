@@ -220,6 +220,10 @@ class PageFingerprinter:
             "words": "ascii" if scheme.corpus else "any-script/v1",
             "page": f"simhash{PAGE_BITS}/{scheme.page_distance}",
         }
+        if type(self.extractor) is not Extractor or self.extractor != Extractor(scheme.extract):
+            # Another extraction stage makes other fingerprints: a store must not mix them.
+            cls = type(self.extractor)
+            self.identity["extractor"] = f"{cls.__module__}.{cls.__qualname__}:{self.extractor!r}"
 
     def _weighted(self, rows_of: _Rows, counts: Mapping[bytes, int]) -> tuple[np.ndarray, np.ndarray, int]:
         """Table rows and weights of a page's content words, and how many there are."""

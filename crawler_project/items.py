@@ -7,6 +7,7 @@ from dataclasses import dataclass
 class PageItem:
     url: str
     title: str
-    fingerprint: str | None  # hex; None when the page had no text to fingerprint
+    fingerprint: str | None  # hex, of the content; None when the page had no text to fingerprint
+    page_fingerprint: str | None  # hex, of the whole page (see README: a drop needs both)
     text_chars: int
     exact: bool  # fingerprinted by an exact hash of its text (fewer than CONTENTSEEN_MIN_WORDS words)

@@ -21,6 +21,7 @@ from contentseen import demosite as ds
 from contentseen.errors import ContentSeenError
 from contentseen.middleware import ContentSeenMiddleware, ContentSeenSpiderMiddleware
 from contentseen.pipeline import Scheme
+from contentseen.text import Extractor, PageText
 
 SITE_A = ds.build_site(mirror=False)
 SITE_B = ds.build_site(mirror=True)
@@ -209,3 +210,49 @@ def test_only_the_reported_exception_is_kept_out_of_the_asyncio_log(tmp_path, ca
         for exc in (reported.value, other):
             log.error("Task exception was never retrieved", exc_info=(type(exc), exc, None))
     assert [r.exc_info[1] for r in caplog.records if r.name == "asyncio"] == [other]
+
+
+class FaultyExtractor(Extractor):
+    """Fault injection through the pluggable extraction stage (CONTENTSEEN_EXTRACTOR): raises on
+    pages that ask for it, so the engine's fail-open path runs on a real middleware and store."""
+
+    def texts(self, html: str) -> PageText:
+        if "raise-in-extraction" in html:
+            raise RuntimeError("extractor failed on purpose")
+        return super().texts(html)
+
+
+def test_a_page_that_cannot_be_fingerprinted_goes_on_unchecked(tmp_path, caplog):
+    crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}",
+                                         "CONTENTSEEN_EXTRACTOR": f"{__name__}.FaultyExtractor"})
+    mw = ContentSeenMiddleware.from_crawler(crawler)
+    assert "extractor" in mw.engine.pages.identity  # another stage, another scheme
+    body = b"<html><body><p>raise-in-extraction: a page the extractor cannot read at all</p></body></html>"
+    try:
+        for url in ("http://a.test/bad.html", "http://b.test/bad.html"):  # the copy too: never judged
+            request = Request(url)
+            response = HtmlResponse(url, body=body, headers={"Content-Type": "text/html"}, request=request)
+            with caplog.at_level(logging.WARNING, logger="contentseen.middleware"):
+                assert mw.process_response(request, response) is response
+        ok = Request("http://a.test/ok.html")
+        page = HtmlResponse(ok.url, body=b"<html><body><p>An ordinary page with words enough to judge it.</p></body></html>",
+                            headers={"Content-Type": "text/html"}, request=ok)
+        assert mw.process_response(ok, page) is page and ok.meta["contentseen"]["fingerprint"]
+    finally:
+        mw.engine.store.close()
+    stats = crawler.stats.get_stats()
+    assert stats["contentseen/skipped/error"] == 2 and stats["contentseen/stored"] == 1
+    lines = [r.getMessage() for r in caplog.records if "cannot fingerprint" in r.getMessage()]
+    assert lines == [f"ContentSeen: cannot fingerprint http://{h}.test/bad.html (RuntimeError: extractor failed on purpose); "
+                     "kept unchecked" for h in "ab"]
+
+
+@pytest.mark.parametrize("path,message", [
+    ("no.such.module.Extractor", "CONTENTSEEN_EXTRACTOR: cannot load 'no.such.module.Extractor'"),
+    ("contentseen.engine.Engine", "CONTENTSEEN_EXTRACTOR: 'contentseen.engine.Engine' is not a contentseen.text.Extractor subclass"),
+])
+def test_a_bad_extractor_setting_is_one_line(tmp_path, path, message):
+    crawler = get_crawler(settings_dict={"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}",
+                                         "CONTENTSEEN_EXTRACTOR": path})
+    with pytest.raises(ContentSeenError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        ContentSeenMiddleware.from_crawler(crawler)

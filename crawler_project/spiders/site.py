@@ -55,6 +55,7 @@ class SiteSpider(scrapy.Spider):
             url=response.url,
             title=html_title(response.text) if is_html else "",
             fingerprint=seen.get("fingerprint"),
+            page_fingerprint=seen.get("page_fingerprint"),
             text_chars=seen.get("text_chars", len(response.text)),
             exact=seen.get("exact", False),
         )
