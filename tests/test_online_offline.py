@@ -1,5 +1,6 @@
 """Online (middleware scheme) and offline (contentseen-report) fingerprints agree when the
-middleware is given the course corpus, stopwords and hash file."""
+middleware is given the report's corpus, stopwords and hash file (made-up files in the course
+format, and the course's own when present)."""
 
 from __future__ import annotations
 
@@ -41,16 +42,16 @@ def _scheme(course: Path) -> Scheme:
     )
 
 
-def test_text_pages_fingerprint_as_in_the_report(course_dir: Path):
-    pages = _scheme(course_dir).build()
-    article, afp, sample, sfp = _offline(course_dir)
+def test_text_pages_fingerprint_as_in_the_report(input_dir: Path):
+    pages = _scheme(input_dir).build()
+    article, afp, sample, sfp = _offline(input_dir)
     for page, expected in list(zip(article, afp))[:200] + list(zip(sample, sfp)):
         assert pages.of_text(page.text).fingerprint == expected, page.id
 
 
-def test_crawl_with_course_settings_drops_samples_as_the_report_predicts(course_dir: Path, tmp_path: Path):
-    article, afp, sample, sfp = _offline(course_dir)
-    # Each sample's exact (distance-0) article twin, from result(example).txt's "0:" lines.
+def test_crawl_with_course_settings_drops_samples_as_the_report_predicts(input_dir: Path, tmp_path: Path):
+    article, afp, sample, sfp = _offline(input_dir)
+    # Each sample's exact (distance-0) article twins: the report's "0:" line for it.
     twins = {p.id: [a.id for a, f in zip(article, afp) if f == s] for p, s in zip(sample, sfp)}
     served = {a.id for ids in twins.values() for a in article if a.id in ids}
     site = {f"/{p.id}.txt": Page("text/plain; charset=latin-1", p.text.encode("latin-1"))
@@ -58,9 +59,9 @@ def test_crawl_with_course_settings_drops_samples_as_the_report_predicts(course_
     site.update({f"/{p.id}.txt": Page("text/plain; charset=latin-1", p.text.encode("latin-1")) for p in sample})
     settings = [
         "-s", f"CONTENTSEEN_BITS={M}", "-s", f"CONTENTSEEN_FEATURES={N}", "-s", "CONTENTSEEN_MIN_WORDS=1",
-        "-s", f"CONTENTSEEN_STOPWORDS={course_dir / 'stopwords.txt'}",
-        "-s", f"CONTENTSEEN_HASHVALUES={course_dir / 'hashvalue.txt'}",
-        "-s", f"CONTENTSEEN_CORPUS={course_dir / 'article.txt'}",
+        "-s", f"CONTENTSEEN_STOPWORDS={input_dir / 'stopwords.txt'}",
+        "-s", f"CONTENTSEEN_HASHVALUES={input_dir / 'hashvalue.txt'}",
+        "-s", f"CONTENTSEEN_CORPUS={input_dir / 'article.txt'}",
         "-s", f"CONTENTSEEN_STORE=sqlite:///{tmp_path / 'fp.sqlite'}",
         "-s", "ROBOTSTXT_OBEY=False",
     ]

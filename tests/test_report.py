@@ -1,5 +1,6 @@
 """contentseen-report: byte-exact output on the course files, checked against a simple second
-implementation, CRLF input, and one-line errors on bad input."""
+implementation (on made-up files in the course format too), CRLF input, and one-line errors on
+bad input (made-up files: these tests run without the course files)."""
 
 from __future__ import annotations
 
@@ -77,10 +78,10 @@ def test_1000_32_first_block(course_copy: Path):
 @pytest.mark.parametrize(
     "n,m,k", [(1, 1, 3), (7, 3, 1), (50, 8, 3), (300, 64, 12), (2000, 20, 3), (1000, 128, 30)]
 )
-def test_agrees_with_simple_implementation(course_copy: Path, n: int, m: int, k: int):
-    r = run_cli(REPORT, str(n), str(m), "--distance", str(k), cwd=course_copy)
+def test_agrees_with_simple_implementation(input_copy: Path, n: int, m: int, k: int):
+    r = run_cli(REPORT, str(n), str(m), "--distance", str(k), cwd=input_copy)
     assert r.returncode == 0, r.stderr
-    assert (course_copy / "result.txt").read_bytes() == simple_report(course_copy, n, m, k)
+    assert (input_copy / "result.txt").read_bytes() == simple_report(input_copy, n, m, k)
 
 
 def test_largest_table(course_copy: Path):
@@ -92,30 +93,31 @@ def test_largest_table(course_copy: Path):
     assert not (course_copy / "result.txt").exists()
 
 
-def test_crlf_copies_give_identical_result(course_copy: Path, course_dir: Path, tmp_path_factory):
+def test_crlf_copies_give_identical_result(input_copy: Path, tmp_path_factory):
     crlf = tmp_path_factory.mktemp("crlf")
     for f in ("article.txt", "sample.txt", "stopwords.txt", "hashvalue.txt"):
-        (crlf / f).write_bytes((course_copy / f).read_bytes().replace(b"\n", b"\r\n"))
-    r = run_cli(REPORT, "1000", "16", cwd=crlf)
-    assert r.returncode == 0, r.stderr
-    assert (crlf / "result.txt").read_bytes() == (course_dir / "result(example).txt").read_bytes()
+        (crlf / f).write_bytes((input_copy / f).read_bytes().replace(b"\n", b"\r\n"))
+    for d in (input_copy, crlf):
+        r = run_cli(REPORT, "1000", "16", cwd=d)
+        assert r.returncode == 0, r.stderr
+    assert (crlf / "result.txt").read_bytes() == (input_copy / "result.txt").read_bytes()
 
 
-def test_options_point_at_files_elsewhere(course_copy: Path, tmp_path_factory):
+def test_options_point_at_files_elsewhere(synthetic_copy: Path, tmp_path_factory):
     other = tmp_path_factory.mktemp("other")
     r = run_cli(
         REPORT, "1000", "16",
-        "--article", str(course_copy / "article.txt"),
-        "--sample", str(course_copy / "sample.txt"),
-        "--stopwords", str(course_copy / "stopwords.txt"),
-        "--hashvalue", str(course_copy / "hashvalue.txt"),
+        "--article", str(synthetic_copy / "article.txt"),
+        "--sample", str(synthetic_copy / "sample.txt"),
+        "--stopwords", str(synthetic_copy / "stopwords.txt"),
+        "--hashvalue", str(synthetic_copy / "hashvalue.txt"),
         "--output", str(other / "r.txt"),
         cwd=other,
     )
     assert r.returncode == 0, r.stderr
-    r2 = run_cli(REPORT, "1000", "16", "--dir", str(course_copy), cwd=other)
+    r2 = run_cli(REPORT, "1000", "16", "--dir", str(synthetic_copy), cwd=other)
     assert r2.returncode == 0
-    assert (other / "r.txt").read_bytes() == (course_copy / "result.txt").read_bytes()
+    assert (other / "r.txt").read_bytes() == (synthetic_copy / "result.txt").read_bytes()
 
 
 def _assert_one_line_error(r, *needles: str):
@@ -141,10 +143,10 @@ def _assert_one_line_error(r, *needles: str):
         (["1000", "16", "--bogus"], "--bogus"),
     ],
 )
-def test_bad_arguments(course_copy: Path, args, needle):
-    r = run_cli(REPORT, *args, cwd=course_copy)
+def test_bad_arguments(synthetic_copy: Path, args, needle):
+    r = run_cli(REPORT, *args, cwd=synthetic_copy)
     _assert_one_line_error(r, needle)
-    assert not (course_copy / "result.txt").exists()
+    assert not (synthetic_copy / "result.txt").exists()
 
 
 def _break(d: Path, name: str, content: bytes | None):
@@ -169,41 +171,41 @@ def _break(d: Path, name: str, content: bytes | None):
         ("hashvalue.txt", b"\x00\x01\x02" * 1000, "hashvalue.txt"),
     ],
 )
-def test_bad_files(course_copy: Path, name, content, needle):
-    _break(course_copy, name, content)
-    r = run_cli(REPORT, "1000", "16", cwd=course_copy)
+def test_bad_files(synthetic_copy: Path, name, content, needle):
+    _break(synthetic_copy, name, content)
+    r = run_cli(REPORT, "1000", "16", cwd=synthetic_copy)
     _assert_one_line_error(r, needle)
-    assert not (course_copy / "result.txt").exists()
-    assert not list(course_copy.glob(".result-*"))
+    assert not (synthetic_copy / "result.txt").exists()
+    assert not list(synthetic_copy.glob(".result-*"))
 
 
-def test_hash_file_with_short_row_or_bad_char_names_line(course_copy: Path):
-    rows = (course_copy / "hashvalue.txt").read_bytes().split(b"\n")
+def test_hash_file_with_short_row_or_bad_char_names_line(synthetic_copy: Path):
+    rows = (synthetic_copy / "hashvalue.txt").read_bytes().split(b"\n")
     rows[41] = rows[41][:10]
-    (course_copy / "hashvalue.txt").write_bytes(b"\n".join(rows))
-    r = run_cli(REPORT, "1000", "16", cwd=course_copy)
+    (synthetic_copy / "hashvalue.txt").write_bytes(b"\n".join(rows))
+    r = run_cli(REPORT, "1000", "16", cwd=synthetic_copy)
     _assert_one_line_error(r, "line 42")
     rows[41] = b"2" * 128
-    (course_copy / "hashvalue.txt").write_bytes(b"\n".join(rows))
-    r = run_cli(REPORT, "100", "16", cwd=course_copy)
+    (synthetic_copy / "hashvalue.txt").write_bytes(b"\n".join(rows))
+    r = run_cli(REPORT, "100", "16", cwd=synthetic_copy)
     _assert_one_line_error(r, "line 42")
-    r = run_cli(REPORT, "41", "16", cwd=course_copy)  # the bad row is not used
+    r = run_cli(REPORT, "41", "16", cwd=synthetic_copy)  # the bad row is not used
     assert r.returncode == 0
 
 
-def test_existing_result_kept_on_error(course_copy: Path):
-    (course_copy / "result.txt").write_bytes(b"old\n")
-    (course_copy / "sample.txt").write_bytes(b"")
-    r = run_cli(REPORT, "1000", "16", cwd=course_copy)
+def test_existing_result_kept_on_error(synthetic_copy: Path):
+    (synthetic_copy / "result.txt").write_bytes(b"old\n")
+    (synthetic_copy / "sample.txt").write_bytes(b"")
+    r = run_cli(REPORT, "1000", "16", cwd=synthetic_copy)
     _assert_one_line_error(r, "sample.txt")
-    assert (course_copy / "result.txt").read_bytes() == b"old\n"
+    assert (synthetic_copy / "result.txt").read_bytes() == b"old\n"
 
 
-def test_unwritable_output_is_one_line_error(course_copy: Path):
-    r = run_cli(REPORT, "1000", "16", "-o", str(course_copy / "no" / "such" / "r.txt"), cwd=course_copy)
+def test_unwritable_output_is_one_line_error(synthetic_copy: Path):
+    r = run_cli(REPORT, "1000", "16", "-o", str(synthetic_copy / "no" / "such" / "r.txt"), cwd=synthetic_copy)
     _assert_one_line_error(r, "r.txt")
 
 
-def test_help(course_copy: Path):
-    r = run_cli(REPORT, "--help", cwd=course_copy)
+def test_help(tmp_path: Path):
+    r = run_cli(REPORT, "--help", cwd=tmp_path)
     assert r.returncode == 0 and b"--distance" in r.stdout
