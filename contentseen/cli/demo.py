@@ -167,8 +167,10 @@ def print_mirror_table(
 ) -> None:
     """Each mirror path with its label and fate; ``requested``: the paths the mirror served."""
     p = lambda *a: print(*a, file=out)  # noqa: E731
-    mine = [(urlsplit(url).path, d) for url, d in report.decisions if url.startswith(mirror_url)]
-    decided = dict(mine)
+    decided: dict[str, Decision] = {}
+    for url, d in report.decisions:  # a path's first decision: a later one is of a refetch
+        if url.startswith(mirror_url):
+            decided.setdefault(urlsplit(url).path, d)
     p("\n== The mirror's pages ==")
     counts: dict[str, dict[str, int]] = {label: {} for label in demosite.LABELS}
     for path, label in demosite.MIRROR_LABELS.items():
