@@ -29,7 +29,7 @@ from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
 from .signals import page_decided
 from .pipeline import Scheme
-from .stores import open_store
+from .stores import open_store_from_settings
 from .text import Extractor
 from .stores.sqlite import default_sqlite_url
 
@@ -134,10 +134,8 @@ class ContentSeenMiddleware:
         pages = scheme_from_settings(settings).build()
         scheme = pages.scheme
         url = settings.get("CONTENTSEEN_STORE") or default_sqlite_url(settings.get("JOBDIR"))
-        store = open_store(
-            url, pages.identity, scheme.bits, scheme.distance, page_distance=scheme.page_distance,
-            prefix=settings.get("CONTENTSEEN_REDIS_PREFIX", "contentseen"),
-        )
+        store = open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
+                                         scheme.page_distance)
         mw = cls(crawler, Engine(pages, store, revisits), on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         logger.info("ContentSeen: store %s, %d bits, distance %d, page distance %d, extract %s",

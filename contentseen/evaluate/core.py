@@ -5,10 +5,10 @@ the numbers are those of a crawl under the same settings. Per pair: the Hamming 
 two fingerprints (none when a page is too short to fingerprint) and the truth (the pair's label,
 and the Jaccard similarity of word 3-shingles of the visible text).
 
-Within one host, pages of A are put into a :class:`~contentseen.index.HammingIndex` (no
-all-pairs loop): a page is *dropped* when an earlier page of A (in key order, as a crawl in that
-order would see them) is within the distance, and a *false drop* when none of those pages is a
-near-duplicate of it (Jaccard below ``low_jaccard``).
+Within one host, pages of A go through a memory store (no all-pairs loop) in key order, as a
+crawl in that order would see them: a page is *dropped* when the store finds an earlier page it
+duplicates (``pipeline.same_page``), and a *false drop* when that page is no near-duplicate of
+it (Jaccard below ``low_jaccard``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import numpy as np
 
 from ..errors import ContentSeenError
 from ..pipeline import PageFingerprint, PageFingerprinter, Scheme, same_page
-from ..simhash import from_int
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
 from .mirror import LABELS
@@ -40,7 +39,6 @@ BANDS = (
 )
 DUPLICATE_LABELS = ("identical", "near")
 TARGETS = {"identical": 1.0, "near": 0.95, "different": 0.01, "within": 0.01}
-MAX_NEIGHBOURS = 20  # earlier neighbours checked per page of A for the Jaccard of a drop
 WORST = 10
 
 Make = Callable[[Scheme], Any]
@@ -275,48 +273,34 @@ def evaluate(
     )
 
 
-def _as_index_words(values: list[int], bits: int) -> np.ndarray:
-    if bits <= 64:
-        return np.array(values, dtype=np.uint64)
-    return np.stack([from_int(v, bits) for v in values]) if values else np.zeros((0, 2), np.uint64)
-
-
 def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low_jaccard: float) -> dict:
-    """Drops of host A's pages against earlier pages of host A, found with the Hamming index."""
-    from ..index import HammingIndex
+    """Host A's pages, in key order, through a memory store under the scheme's drop rule, as a
+    crawl in that order would see them: a drop is false when the page's Jaccard with the page it
+    was dropped against is below ``low_jaccard``."""
+    from ..stores.memory import MemoryStore
 
     fps = sorted((r.key, r.fp_a, r.page_a) for r in results if r.fp_a is not None)
     info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": []}
-    if len(fps) < 2:
-        return info
-    words = _as_index_words([fp for _, fp, _ in fps], scheme.bits)
-    index = HammingIndex(scheme.bits, scheme.distance)
-    index.add(words, np.arange(len(fps), dtype=np.int64))
-    hits = index.query_many(words)
+    store = MemoryStore("memory://", {}, scheme.bits, scheme.distance, page_distance=scheme.page_distance)
     refs = {p.key: p.a for p in pairset.pairs}
-    cache: dict[int, np.ndarray] = {}
+    cache: dict[str, np.ndarray] = {}
 
-    def sh(i: int) -> np.ndarray:
-        if i not in cache:
+    def sh(key: str) -> np.ndarray:
+        if key not in cache:
             if len(cache) > 4096:
                 cache.clear()
-            cache[i] = _shingles_of(refs[fps[i][0]])
-        return cache[i]
+            cache[key] = _shingles_of(refs[key])
+        return cache[key]
 
-    def agree(i: int, j: int) -> bool:  # the whole-page half of pipeline.same_page
-        pi, pj = fps[i][2], fps[j][2]
-        return pi is None or pj is None or (pi ^ pj).bit_count() <= scheme.page_distance
-
-    for i, (ids, dists) in enumerate(hits):
-        earlier = [(int(d), int(j)) for j, d in zip(ids, dists) if j < i and agree(i, int(j))]
-        if not earlier:
+    for key, fp, page in fps:
+        match = store.check_and_add(fp, key, page)
+        if match is None:
             continue
         info["dropped"] += 1
-        earlier.sort()
-        best = max(((jaccard(sh(i), sh(j)), d, j) for d, j in earlier[:MAX_NEIGHBOURS]), key=lambda t: t[0])
-        if best[0] < low_jaccard:
+        j = jaccard(sh(key), sh(match.url))
+        if j < low_jaccard:
             info["false"] += 1
-            info["cases"].append({"a": fps[best[2]][0], "b": fps[i][0], "distance": best[1], "jaccard": round(best[0], 4)})
+            info["cases"].append({"a": match.url, "b": key, "distance": match.distance, "jaccard": round(j, 4)})
     info["cases"].sort(key=lambda c: (c["jaccard"], c["distance"]))
     info["cases"] = info["cases"][:WORST]
     return info

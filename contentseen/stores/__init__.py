@@ -1,5 +1,8 @@
-"""Fingerprint stores: SQLite (embedded default) and Redis (shared by many crawlers)."""
+"""Fingerprint stores: SQLite (embedded default), Redis (shared by many crawlers), memory (tests
+and one-off runs), chosen by URL scheme (``registry``)."""
 
-from .base import FingerprintStore, Match, StoreError, open_store
+from .base import FingerprintStore, Match, StoreError
+from .registry import STORES_BASE, open_store, open_store_from_settings, store_class
 
-__all__ = ["FingerprintStore", "Match", "StoreError", "open_store"]
+__all__ = ["FingerprintStore", "Match", "STORES_BASE", "StoreError", "open_store", "open_store_from_settings",
+           "store_class"]

@@ -1,4 +1,4 @@
-"""The fingerprint store interface, and ``open_store`` which picks a backend by URL.
+"""The fingerprint store interface (``registry.open_store`` picks a backend by URL).
 
 A store keeps (fingerprint, page fingerprint, URL, time) and answers, atomically, "is any stored
 fingerprint within the distance of this one, with a page fingerprint that agrees? if not, add
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..errors import ContentSeenError
 
@@ -36,9 +36,20 @@ class Match:
 
 
 class FingerprintStore(abc.ABC):
-    """Persistent fingerprints with a Hamming lookup that never reads them all."""
+    """Persistent fingerprints with a Hamming lookup that never reads them all.
+
+    A backend is made by ``cls(url, identity, bits, distance, page_distance=..., **options)``;
+    ``OPTIONS`` names the options it takes (anything else is refused by ``open_store``), and
+    ``options_from_settings`` reads them from Scrapy settings.
+    """
 
     url: str
+    OPTIONS: frozenset[str] = frozenset()
+
+    @classmethod
+    def options_from_settings(cls, settings: Any) -> dict[str, Any]:
+        """This backend's options from the ``CONTENTSEEN_*`` settings (none by default)."""
+        return {}
 
     @abc.abstractmethod
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
@@ -109,23 +120,3 @@ def check_identity(url: str, saved: Mapping[str, str], wanted: Mapping[str, str]
             f"store {url} was made with another fingerprint scheme: {'; '.join(diffs)}. "
             "Use another CONTENTSEEN_STORE or the settings the store was made with."
         )
-
-
-def open_store(
-    url: str, identity: Mapping[str, str], bits: int, distance: int, *,
-    page_distance: int | None = None, **options: object,
-) -> FingerprintStore:
-    """Open (creating if needed) the store at ``url``: ``sqlite:///path`` or ``redis://host:port/db``.
-    ``page_distance`` (0..64) makes drops need near page fingerprints too; None ignores them."""
-    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
-    if scheme == "sqlite":
-        from .sqlite import SQLiteStore
-
-        return SQLiteStore(url, identity, bits, distance, page_distance=page_distance)
-    if scheme in ("redis", "rediss", "unix"):
-        from .redis import RedisStore
-
-        return RedisStore(url, identity, bits, distance, page_distance=page_distance, **options)
-    raise ContentSeenError(
-        f"CONTENTSEEN_STORE: {url!r} is not a store URL (sqlite:///path or redis://host:port/db)"
-    )

@@ -183,6 +183,12 @@ def _one_line(exc: BaseException) -> str:
 class RedisStore(FingerprintStore):
     """Fingerprints in Redis, shared by many crawlers; check-and-add is one atomic Lua script."""
 
+    OPTIONS = frozenset(("prefix",))
+
+    @classmethod
+    def options_from_settings(cls, settings: Any) -> dict[str, Any]:
+        return {"prefix": settings.get("CONTENTSEEN_REDIS_PREFIX", DEFAULT_PREFIX)}
+
     def __init__(
         self,
         url: str,
@@ -192,7 +198,6 @@ class RedisStore(FingerprintStore):
         prefix: str | None = DEFAULT_PREFIX,
         *,
         page_distance: int | None = None,
-        **_: Any,
     ):
         self.url = url
         if _redis is None:

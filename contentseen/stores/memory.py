@@ -1,0 +1,69 @@
+"""The in-memory store: ``memory://`` -- a ``HammingIndex`` with each entry's page fingerprint,
+URL and time, for tests and one-off runs (a ``contentseen-evaluate``, a short crawl).
+
+Nothing persists: every open starts empty, and the store holds one Python entry per page, so it
+is no store for a crawl of many millions of pages. Check-and-add takes a lock: threads sharing
+one store keep each content once, as the other stores do across processes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Mapping, Sequence
+
+from ..index import HammingIndex
+from .base import FingerprintStore, Match, page_argument, saved_scheme
+
+LAYOUT = "memory-v1"
+
+
+class MemoryStore(FingerprintStore):
+    """Fingerprints in process memory (see the module's docstring)."""
+
+    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int, *,
+                 page_distance: int | None = None):
+        self.url = url
+        self.bits, self.distance, self.page_distance = bits, distance, page_distance
+        self.index = HammingIndex(bits, distance)
+        self.identity = saved_scheme(identity, f"memory:{bits}/{distance}", LAYOUT, page_distance)
+        self._entries: list[tuple[int, int | None, str, float]] = []  # fingerprint, page, url, time
+        self._lock = threading.Lock()
+
+    def _closest(self, fingerprint: int, page: int | None) -> Match | None:
+        ids, dists = self.index.query(fingerprint)  # by distance, then first stored
+        for i, d in zip(ids.tolist(), dists.tolist()):
+            fp, stored_page, url, _ = self._entries[i]
+            page_d = None if page is None or stored_page is None else (page ^ stored_page).bit_count()
+            if page_d is None or page_d <= self.page_distance:
+                return Match(url=url, fingerprint=fp, distance=d, page_distance=page_d)
+        return None
+
+    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
+        return self._closest(fingerprint, page_argument(page, self.page_distance))
+
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+        page = page_argument(page, self.page_distance)
+        with self._lock:
+            match = self._closest(fingerprint, page)
+            if match is None:
+                self._add(fingerprint, url, page)
+            return match
+
+    def _add(self, fingerprint: int, url: str, page: int | None) -> None:
+        self.index.add_one(fingerprint, len(self._entries))
+        self._entries.append((fingerprint, page, url, time.time()))
+
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None) -> None:
+        """Add fingerprints without checking them (seeding a store)."""
+        if len(fingerprints) != len(urls) or (pages is not None and len(pages) != len(urls)):
+            raise ValueError("add_many: fingerprints, urls and pages differ in length")
+        with self._lock:
+            for i, (fp, url) in enumerate(zip(fingerprints, urls)):
+                self._add(fp, url, page_argument(pages[i] if pages is not None else None, self.page_distance))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def close(self) -> None:
+        pass

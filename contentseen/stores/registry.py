@@ -1,0 +1,62 @@
+"""Which store class serves a store URL: by its scheme, as Scrapy picks a download handler
+(``DOWNLOAD_HANDLERS``), from ``STORES_BASE`` and the ``CONTENTSEEN_STORES`` setting
+(``{"myscheme": "mypackage.MyStore"}``: a ``FingerprintStore`` subclass; ``None`` disables a
+scheme). Backends are imported only when used."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..errors import ContentSeenError
+from .base import FingerprintStore
+
+STORES_BASE: dict[str, str] = {
+    "sqlite": "contentseen.stores.sqlite.SQLiteStore",
+    "redis": "contentseen.stores.redis.RedisStore",
+    "rediss": "contentseen.stores.redis.RedisStore",
+    "unix": "contentseen.stores.redis.RedisStore",
+    "memory": "contentseen.stores.memory.MemoryStore",
+}
+
+
+def store_class(url: str, stores: Mapping[str, Any] | None = None) -> type[FingerprintStore]:
+    """The class for ``url``'s scheme (``stores`` over ``STORES_BASE``)."""
+    from scrapy.utils.misc import load_object
+
+    table = {**STORES_BASE, **(stores or {})}
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    path = table.get(scheme)
+    if path is None:
+        known = ", ".join(f"{s}://" for s, v in table.items() if v)
+        raise ContentSeenError(f"CONTENTSEEN_STORE: {url!r} is not a store URL (one of {known})")
+    try:
+        cls = load_object(path) if isinstance(path, str) else path
+    except (ImportError, ValueError, NameError, AttributeError) as exc:
+        raise ContentSeenError(f"CONTENTSEEN_STORES: cannot load {path!r} for {scheme}:// ({exc})") from None
+    if not (isinstance(cls, type) and issubclass(cls, FingerprintStore)):
+        raise ContentSeenError(f"CONTENTSEEN_STORES: {path!r} for {scheme}:// is not a FingerprintStore")
+    return cls
+
+
+def open_store(
+    url: str, identity: Mapping[str, str], bits: int, distance: int, *,
+    page_distance: int | None = None, stores: Mapping[str, Any] | None = None, **options: Any,
+) -> FingerprintStore:
+    """Open (creating if needed) the store at ``url``: ``sqlite:///path``, ``redis://host:port/db``,
+    ``memory://`` or a scheme of ``stores``. ``page_distance`` (0..64) makes drops need near page
+    fingerprints too; None ignores them. ``options`` go to the backend, which must take them."""
+    cls = store_class(url, stores)
+    unknown = sorted(set(options) - cls.OPTIONS)
+    if unknown:
+        takes = ", ".join(sorted(cls.OPTIONS)) or "none"
+        raise ContentSeenError(f"store {url}: {cls.__name__} has no option {', '.join(unknown)} (it takes: {takes})")
+    return cls(url, identity, bits, distance, page_distance=page_distance, **options)
+
+
+def open_store_from_settings(url: str, settings: Any, identity: Mapping[str, str], bits: int, distance: int,
+                             page_distance: int | None = None) -> FingerprintStore:
+    """``open_store`` with the backend's options read from Scrapy ``settings``."""
+    stores = settings.getdict("CONTENTSEEN_STORES")
+    cls = store_class(url, stores)
+    return open_store(url, identity, bits, distance, page_distance=page_distance, stores=stores,
+                      **cls.options_from_settings(settings))
