@@ -20,7 +20,7 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain",)
 REVISITS = ("drop", "follow")
 
-Outcome = Literal["kept", "dropped", "revisited", "skipped", "store_error"]
+Outcome = Literal["kept", "dropped", "refetched", "revisited", "skipped", "store_error"]
 
 
 def media_type(content_type: str | None) -> str:
@@ -31,8 +31,8 @@ def media_type(content_type: str | None) -> str:
 @dataclass(frozen=True)
 class Decision:
     """What became of a page. ``kept``: stored, goes on; ``dropped``: ``match`` is the stored
-    page it duplicates; ``revisited``: its own URL's stored page matches and revisits are
-    followed; ``skipped``: not judged (``reason``: status, type, empty, error), goes on;
+    page it duplicates; ``refetched``: ``match`` is its own URL's stored page (dropped, as revisits
+    are not followed); ``revisited``: the same, revisits followed (goes on); ``skipped``: not judged (``reason``: status, type, empty, error), goes on;
     ``store_error``: the store failed (``reason`` says how)."""
 
     outcome: Outcome
@@ -78,6 +78,6 @@ class Engine:
             return Decision("store_error", page, reason=str(exc))
         if match is None:
             return Decision("kept", page)
-        if match.url == url and self.revisits == "follow":
-            return Decision("revisited", page, match)
+        if match.url == url:  # the same URL fetched again (a start URL also linked, a resumed job)
+            return Decision("revisited" if self.revisits == "follow" else "refetched", page, match)
         return Decision("dropped", page, match)

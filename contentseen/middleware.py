@@ -14,7 +14,10 @@ page crawled again unchanged, whose links the spider still follows.
 from __future__ import annotations
 
 import logging
+import os
+import re
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 
 from scrapy import signals
@@ -24,6 +27,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
+from scrapy.utils.project import data_path
 
 from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
@@ -31,7 +35,6 @@ from .signals import page_decided
 from .pipeline import Scheme
 from .stores import open_store_from_settings
 from .text import Extractor
-from .stores.sqlite import default_sqlite_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -85,6 +88,35 @@ def _extractor(settings: BaseSettings) -> Extractor | None:
     return cls(settings.get("CONTENTSEEN_EXTRACT", Scheme.extract))
 
 
+def store_location(settings: BaseSettings, spider: str) -> tuple[str, BaseSettings]:
+    """The store URL for ``spider``, and the settings with ``%(spider)s`` filled in
+    (``CONTENTSEEN_STORE``, ``CONTENTSEEN_REDIS_PREFIX``).
+
+    By default every spider has its own store: ``JOBDIR/contentseen.sqlite`` when a job
+    directory is set, else ``<project data dir>/contentseen/<spider>.sqlite`` (Scrapy's
+    ``.scrapy`` folder of the project, whatever the working directory), and on Redis the prefix
+    ``contentseen:<spider>``. Spiders share a store only when told to: a ``CONTENTSEEN_STORE``
+    or ``CONTENTSEEN_REDIS_PREFIX`` without ``%(spider)s``.
+    """
+    name = re.sub(r"[^\w.-]", "_", spider) or "default"
+    resolved = settings.copy()
+    resolved.frozen = False  # a copy of the crawler's frozen settings, for the store alone
+    for key, default in (("CONTENTSEEN_STORE", None), ("CONTENTSEEN_REDIS_PREFIX", "contentseen:%(spider)s")):
+        value = settings.get(key) or default
+        if value:
+            try:
+                value = value % {"spider": name}
+            except (KeyError, ValueError, TypeError):
+                raise ContentSeenError(f"{key}: {value!r}: the only placeholder is %(spider)s") from None
+            resolved.set(key, value, priority="cmdline")
+    url = resolved.get("CONTENTSEEN_STORE")
+    if not url:
+        jobdir = settings.get("JOBDIR")
+        path = Path(jobdir, "contentseen.sqlite") if jobdir else Path(data_path("contentseen", createdir=True), f"{name}.sqlite")
+        url = "sqlite:///" + os.fspath(path)
+    return url, resolved
+
+
 def _spider_middleware_enabled(settings: BaseSettings) -> bool:
     """Whether Scrapy will run ContentSeenSpiderMiddleware (or a subclass): the component list
     as Scrapy builds it, so a key set to None or given twice counts as Scrapy counts it."""
@@ -133,7 +165,8 @@ class ContentSeenMiddleware:
             raise ContentSeenError(f"CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES = {{{SPIDER_MIDDLEWARE!r}: 100}}")
         pages = scheme_from_settings(settings).build()
         scheme = pages.scheme
-        url = settings.get("CONTENTSEEN_STORE") or default_sqlite_url(settings.get("JOBDIR"))
+        spider = crawler.spider.name if crawler.spider is not None else "default"
+        url, settings = store_location(settings, spider)
         store = open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
                                          scheme.page_distance)
         mw = cls(crawler, Engine(pages, store, revisits), on_error)
@@ -201,6 +234,11 @@ class ContentSeenMiddleware:
                 response.url, match.distance,
             )
             return response
+        if outcome == "refetched":
+            self.stats.inc_value("contentseen/refetched")
+            logger.info("ContentSeen: refetched %s: unchanged since it was stored (distance %d); not followed "
+                        "again (CONTENTSEEN_REVISITS=drop)", response.url, match.distance)
+            raise IgnoreRequest(f"refetched, unchanged since stored (distance {match.distance})")
         self.stats.inc_value("contentseen/dropped")
         self.stats.inc_value(f"contentseen/dropped/distance_{match.distance}")
         whole = "" if match.page_distance is None else f"; whole page distance {match.page_distance}"

@@ -45,6 +45,10 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file, so no half-written file is left."""
     fd, tmp = tempfile.mkstemp(prefix=".result-", dir=path.parent or ".")
     try:
+        # mkstemp makes the file 0600; a result file gets the mode of any new file (0666 - umask).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
