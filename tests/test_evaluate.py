@@ -445,12 +445,45 @@ def test_plot_needs_matplotlib_or_says_so(hand_case, tmp_path: Path, run):
     a, b, opts = hand_case
     png = tmp_path / "h.png"
     r = run(EVALUATE, str(a), str(b), *opts, "--plot", str(png))
-    assert r.returncode == 0, r.stderr
     try:
         import matplotlib  # noqa: F401
     except ImportError:
+        assert r.returncode == 2 and r.stdout == b""
         assert r.stderr.decode().splitlines() == [
-            "contentseen-evaluate: note: no histogram written: it needs matplotlib (pip install 'contentseen[plot]')"]
+            "contentseen-evaluate: error: --plot needs matplotlib (pip install 'contentseen[plot]')"]
         assert not png.exists()
     else:
+        assert r.returncode == 0, r.stderr
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and b"histogram:" in r.stdout
+
+
+def test_progress_is_shown_on_a_terminal_only(hand_case):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    a, b, opts = hand_case
+    quiet = subprocess.run([sys.executable, "-m", EVALUATE, str(a), str(b), *opts], capture_output=True)
+    assert quiet.returncode == 0 and quiet.stderr == b""
+    leader, follower = pty.openpty()
+    try:
+        shown = subprocess.run([sys.executable, "-m", EVALUATE, str(a), str(b), *opts],
+                               stdout=subprocess.PIPE, stderr=follower)
+        os.close(follower)
+        follower = -1
+        out = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        if follower != -1:
+            os.close(follower)
+        os.close(leader)
+    assert shown.returncode == 0
+    assert b"[" + b"#" * 30 + b"] 5/5 pairs" in out  # five pairs, p5.html (binary) among them

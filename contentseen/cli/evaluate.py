@@ -19,7 +19,7 @@ from typing import Sequence
 from ..errors import ContentSeenError
 from ..evaluate.core import default_jobs, evaluate
 from ..evaluate.inputs import pair_crawls, read_labels
-from ..evaluate.render import plot, table, to_json, worst
+from ..evaluate.render import plot, plot_module, table, to_json, worst
 from ..pipeline import WEIGHTINGS, Scheme
 from ..text import EXTRACT_MODES
 from . import OneLineParser, fail
@@ -68,6 +68,16 @@ def _parser() -> OneLineParser:
     return p
 
 
+def _progress(done: int, total: int) -> None:
+    """A one-line progress bar on the terminal (stderr), cleared at the end."""
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} pairs")
+    if done >= total:
+        sys.stderr.write("\r" + " " * (width + 30) + "\r")
+    sys.stderr.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if len(args.inputs) > 2:
@@ -86,8 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs = read_labels(args.inputs[0])
         else:
             pairs = pair_crawls(*args.inputs)
+        if args.plot:
+            plot_module()  # before the long part: no matplotlib, no run
         ev = evaluate(pairs, scheme, jobs=args.jobs or default_jobs(), dup_jaccard=args.dup_jaccard,
-                      low_jaccard=args.low_jaccard, bands=args.bands)
+                      low_jaccard=args.low_jaccard, bands=args.bands,
+                      progress=_progress if sys.stderr.isatty() else None)
     except ContentSeenError as exc:
         fail(PROG, str(exc))
     except OSError as exc:
@@ -95,24 +108,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
-    note = None
     if args.plot:
         try:
-            note = plot(ev, args.plot)
+            plot(ev, args.plot)
         except OSError as exc:
             fail(PROG, f"--plot {args.plot}: cannot write ({exc.strerror or exc})")
     if args.json:
         doc = to_json(ev, args.worst)
-        doc["plot"] = None if note or not args.plot else args.plot
+        doc["plot"] = args.plot
         sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     else:
         sys.stdout.write(table(ev) + "\n")
         if args.worst > 0:
             sys.stdout.write(worst(ev, args.worst) + "\n")
-        if args.plot and not note:
+        if args.plot:
             sys.stdout.write(f"histogram: {args.plot}\n")
-    if note:
-        sys.stderr.write(f"{PROG}: note: {note}\n")
     sys.stdout.flush()
     if args.check and any(not met for *_, met in ev.targets()):
         return 1

@@ -238,7 +238,7 @@ def evaluate(
             page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
             results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.words, b.words, fa,
                                       same_page(a, b, scheme), a.page, page_dist))
-        if progress and (n % 500 == 0 or n == total):
+        if progress and (n % 50 == 0 or n == total):
             progress(n, total)
     if not results:
         example = f" (e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""

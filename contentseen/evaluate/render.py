@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import ContentSeenError
 from .core import MAX_D, Evaluation, PairResult
 
 
@@ -110,16 +111,21 @@ def to_json(ev: Evaluation, n: int = 10) -> dict:
     }
 
 
-def plot(ev: Evaluation, path: str) -> str | None:
-    """Write a histogram of distance per truth group to ``path`` (PNG). Returns None when done,
-    else a one-line note saying why not (matplotlib missing)."""
+def plot_module():
+    """matplotlib's pyplot (Agg backend); ContentSeenError when matplotlib is not installed."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "no histogram written: it needs matplotlib (pip install 'contentseen[plot]')"
+        raise ContentSeenError("--plot needs matplotlib (pip install 'contentseen[plot]')") from None
+    return plt
+
+
+def plot(ev: Evaluation, path: str) -> None:
+    """Write a histogram of distance per truth group to ``path`` (PNG)."""
+    plt = plot_module()
     bits = ev.scheme.bits
     fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
     edges = [x - 0.5 for x in range(bits + 2)]
@@ -138,4 +144,3 @@ def plot(ev: Evaluation, path: str) -> str | None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-    return None
