@@ -21,12 +21,21 @@ def fail(prog: str, message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def positive_int(name: str, text: str, prog: str) -> int:
-    """Parse a positive integer argument or fail naming it."""
+def int_in_range(name: str, text: str, lo: int, hi: int, prog: str) -> int:
+    """Parse an integer argument within ``lo..hi`` or fail naming it and the range."""
     try:
         value = int(text, 10)
     except ValueError:
-        fail(prog, f"argument {name}: {text!r} is not a positive integer")
-    if value < 1:
-        fail(prog, f"argument {name}: {text!r} is not a positive integer")
+        value = None
+    if value is None or not lo <= value <= hi:
+        fail(prog, f"argument {name}: {text!r} is not a whole number in {lo}..{hi}")
     return value
+
+
+# Larger than anything a command can use, small enough that no input allocates without bound.
+MAX_COUNT = 10**9
+
+
+def positive_int(name: str, text: str, prog: str) -> int:
+    """Parse a positive integer argument or fail naming it."""
+    return int_in_range(name, text, 1, MAX_COUNT, prog)

@@ -22,7 +22,7 @@ from ..evaluate.inputs import pair_crawls, read_labels
 from ..evaluate.render import plot, plot_module, table, to_json, worst
 from ..pipeline import WEIGHTINGS, Scheme
 from ..text import EXTRACT_MODES
-from . import OneLineParser, fail
+from . import OneLineParser, fail, int_in_range
 
 PROG = "contentseen-evaluate"
 _DEFAULTS = {f.name: f.default for f in fields(Scheme)}
@@ -59,12 +59,12 @@ def _parser() -> OneLineParser:
                    help="unlabelled pairs: a duplicate when Jaccard >= this (default %(default)s)")
     t.add_argument("--low-jaccard", type=float, default=0.5,
                    help="within host a: a drop is false when Jaccard < this (default %(default)s)")
-    t.add_argument("--worst", type=int, default=10, metavar="N", help="worst cases listed (default %(default)s)")
+    t.add_argument("--worst", default="10", metavar="N", help="worst cases listed, 0..10000 (default %(default)s)")
     t.add_argument("--json", action="store_true", help="print JSON instead of the table")
     t.add_argument("--plot", metavar="PNG", help="write a histogram of distance by truth (needs matplotlib)")
     t.add_argument("--check", action="store_true",
                    help="exit with status 1 when a quality target is missed (labelled pairs)")
-    t.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
+    t.add_argument("--jobs", default=None, help="worker processes, 1..64 (default: one per core)")
     return p
 
 
@@ -80,6 +80,8 @@ def _progress(done: int, total: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    jobs = int_in_range("--jobs", args.jobs, 1, 64, PROG) if args.jobs is not None else default_jobs()
+    args.worst = int_in_range("--worst", args.worst, 0, 10_000, PROG)
     if len(args.inputs) > 2:
         fail(PROG, f"expected a labels file or two crawls, got {len(args.inputs)} inputs")
     if not 0.0 <= args.dup_jaccard <= 1.0 or not 0.0 <= args.low_jaccard <= 1.0:
@@ -98,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs = pair_crawls(*args.inputs)
         if args.plot:
             plot_module()  # before the long part: no matplotlib, no run
-        ev = evaluate(pairs, scheme, jobs=args.jobs or default_jobs(), dup_jaccard=args.dup_jaccard,
+        ev = evaluate(pairs, scheme, jobs=jobs, dup_jaccard=args.dup_jaccard,
                       low_jaccard=args.low_jaccard, bands=args.bands,
                       progress=_progress if sys.stderr.isatty() else None)
     except ContentSeenError as exc:

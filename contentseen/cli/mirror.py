@@ -14,9 +14,11 @@ import tempfile
 import time
 from typing import Sequence
 
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
 from ..errors import ContentSeenError
 from ..evaluate.mirror import PYDOC_CONTENT, build_mirror, pydoc_tree
-from . import OneLineParser, fail, positive_int
+from . import OneLineParser, fail, int_in_range, positive_int
 
 PROG = "contentseen-mirror"
 
@@ -40,12 +42,14 @@ def _parser() -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     pages = positive_int("--pages", args.pages, PROG)
-    try:
-        seed = int(args.seed)
-    except ValueError:
-        fail(PROG, f"argument --seed: {args.seed!r} is not an integer")
+    seed = int_in_range("--seed", args.seed, 0, 2**63 - 1, PROG)
     if args.pydoc == bool(args.source):
         fail(PROG, "give either a SOURCE tree or --pydoc")
+    if args.content:
+        try:
+            LexborHTMLParser("<p></p>").css(args.content)
+        except SelectolaxError as exc:
+            fail(PROG, f"argument --content: {args.content!r} is not a CSS selector ({exc})")
     start = time.perf_counter()
     try:
         if args.pydoc:

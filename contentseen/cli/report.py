@@ -18,7 +18,7 @@ from ..errors import ContentSeenError
 from ..hashtable import hashtable_shape, parse_hashtable
 from ..report import ReportInput, build_report
 from ..tokens import load_stopwords, read_text_file
-from . import OneLineParser, fail, positive_int
+from . import OneLineParser, fail, int_in_range, positive_int
 
 PROG = "contentseen-report"
 
@@ -61,12 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     n = positive_int("N", args.N, PROG)
     m = positive_int("M", args.M, PROG)
-    try:
-        distance = int(args.distance)
-        if distance < 0:
-            raise ValueError
-    except ValueError:
-        fail(PROG, f"argument --distance: {args.distance!r} is not a non-negative integer")
+    # Beyond M every page is within the distance of every other: no more lines to write.
+    distance = int_in_range("--distance", args.distance, 0, m, PROG)
     base = Path(args.dir)
     path = {
         name: Path(getattr(args, name) or base / f"{name}.txt")
