@@ -28,15 +28,24 @@ def _one_line(r) -> str:
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--distance", "99999999999"], "argument --distance: '99999999999' is not a whole number in 0..8"),
-    (["--distance", "-1"], "argument --distance: '-1' is not a whole number in 0..8"),
+    (["--distance", "99999999999"], "argument --distance: '99999999999' is not a whole number in 0..128"),
+    (["--distance", "-1"], "argument --distance: '-1' is not a whole number in 0..128"),
 ])
-def test_report_distance_is_bounded_by_m(tmp_path, args, message):
+def test_report_distance_is_bounded(tmp_path, args, message):
     _course_like(tmp_path)
     start = time.perf_counter()
     r = run_cli("contentseen.cli.report", "8", "8", "--dir", str(tmp_path), *args, timeout=30)
     assert _one_line(r) == f"contentseen-report: error: {message}"
     assert time.perf_counter() - start < 20 and not (tmp_path / "result.txt").exists()
+
+
+def test_a_distance_beyond_m_lists_what_m_lists(tmp_path):
+    _course_like(tmp_path)
+    outputs = []
+    for d in ("8", "128"):
+        assert run_cli("contentseen.cli.report", "8", "8", "--dir", str(tmp_path), "--distance", d).returncode == 0
+        outputs.append((tmp_path / "result.txt").read_bytes())
+    assert outputs[0] == outputs[1]
 
 
 def test_result_file_has_the_mode_of_a_new_file(tmp_path):

@@ -15,7 +15,7 @@ if "numpy" not in sys.modules:
 
 from ..corpus import read_pages
 from ..errors import ContentSeenError
-from ..hashtable import hashtable_shape, parse_hashtable
+from ..hashtable import MAX_BUILTIN_BITS, hashtable_shape, parse_hashtable
 from ..report import ReportInput, build_report
 from ..tokens import load_stopwords, read_text_file
 from . import OneLineParser, fail, int_in_range, positive_int
@@ -61,8 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     n = positive_int("N", args.N, PROG)
     m = positive_int("M", args.M, PROG)
-    # Beyond M every page is within the distance of every other: no more lines to write.
-    distance = int_in_range("--distance", args.distance, 0, m, PROG)
+    # No two fingerprints are further apart than M (at most 128) bits: a larger distance lists
+    # nothing more, and is read as M.
+    distance = min(int_in_range("--distance", args.distance, 0, MAX_BUILTIN_BITS, PROG), m)
     base = Path(args.dir)
     path = {
         name: Path(getattr(args, name) or base / f"{name}.txt")
