@@ -33,7 +33,7 @@ from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
 from .signals import page_decided
 from .pipeline import Scheme
-from .stores import open_store_from_settings
+from .stores import display_url, open_store_from_settings
 from .text import Extractor
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ class ContentSeenMiddleware:
         mw = cls(crawler, Engine(pages, store, revisits), on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         logger.info("ContentSeen: store %s, %d bits, distance %d, page distance %d, extract %s",
-                    url, scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
+                    display_url(url), scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 
     def spider_closed(self, spider: Spider, reason: str) -> None:

@@ -2,7 +2,7 @@
 and one-off runs), chosen by URL scheme (``registry``)."""
 
 from .base import FingerprintStore, Match, StoreError
-from .registry import STORES_BASE, open_store, open_store_from_settings, store_class
+from .registry import STORES_BASE, display_url, open_store, open_store_from_settings, store_class
 
-__all__ = ["FingerprintStore", "Match", "STORES_BASE", "StoreError", "open_store", "open_store_from_settings",
-           "store_class"]
+__all__ = ["FingerprintStore", "Match", "STORES_BASE", "StoreError", "display_url", "open_store",
+           "open_store_from_settings", "store_class"]

@@ -6,6 +6,7 @@ scheme). Backends are imported only when used."""
 from __future__ import annotations
 
 from typing import Any, Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ContentSeenError
 from .base import FingerprintStore
@@ -60,3 +61,17 @@ def open_store_from_settings(url: str, settings: Any, identity: Mapping[str, str
     cls = store_class(url, stores)
     return open_store(url, identity, bits, distance, page_distance=page_distance, stores=stores,
                       **cls.options_from_settings(settings))
+
+
+def display_url(url: str) -> str:
+    """``url`` with its password masked (``redis://:***@host:6379/0``), for logs, stats and
+    errors: a store URL may carry credentials, which must reach no log."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
