@@ -34,6 +34,7 @@ from ..signals import page_decided
 from . import OneLineParser, fail
 
 PROG = "contentseen-demo"
+DROPS = ("dropped", "refetched")  # outcomes of a page not let through: a copy, or its own URL again
 
 
 @dataclass
@@ -140,15 +141,15 @@ def print_crawl(title: str, report: CrawlReport, hosts: dict[str, str], out: Tex
         assert d.page is not None
         note = "  (short page: an exact hash)" if d.page.exact else ""
         p(f"  {d.page.hex(report.bits)}  {_short(url, hosts):<44} {titles.get(url, '')}{note}")
-    dropped = report.outcome("dropped")
+    dropped = [(url, d) for url, d in report.decisions if d.outcome in DROPS]
     p(f"Dropped {len(dropped)} page(s):")
     kept_urls = {url for url, _ in kept}
     for url, d in dropped:
         assert d.match is not None
         note = ""
-        if d.match.url == url and url in kept_urls:
+        if d.outcome == "refetched" and url in kept_urls:
             note = "  (kept above; the same URL was fetched again through a link)"
-        elif urlsplit(d.match.url).netloc not in hosts:
+        elif d.outcome == "refetched" or urlsplit(d.match.url).netloc not in hosts:
             note = "  (stored by an earlier run)"
         p(f"  {_short(url, hosts):<44} duplicates {_short(d.match.url, hosts):<44} {_distances(d)}{note}")
     unjudged = report.outcome("skipped") + report.outcome("store_error")
@@ -175,7 +176,7 @@ def print_mirror_table(
     counts: dict[str, dict[str, int]] = {label: {} for label in demosite.LABELS}
     for path, label in demosite.MIRROR_LABELS.items():
         d = decided.get(path)
-        if d is not None and d.outcome == "dropped":
+        if d is not None and d.outcome in DROPS:
             assert d.match is not None
             key, outcome = "dropped", f"dropped as a copy of {_short(d.match.url, hosts)} ({_distances(d)})"
         elif d is not None:
@@ -183,7 +184,7 @@ def print_mirror_table(
         elif path not in requested:
             key = "not requested"
             linked_from = demosite.ONLY_LINKED_FROM.get(path)
-            dropped_from = linked_from in decided and decided[linked_from].outcome == "dropped"
+            dropped_from = linked_from in decided and decided[linked_from].outcome in DROPS
             outcome = key + (f" (only linked from {linked_from}, which was dropped)" if dropped_from else "")
         elif path in demosite.BINARY_PATHS:
             key = outcome = "not a page (passed through untouched)"
