@@ -1,7 +1,7 @@
 """Hamming-distance lookup of SimHash fingerprints in memory: :class:`HammingIndex`.
 
 Fingerprints and blocks as in :mod:`contentseen.blocks` (whose :class:`BlockPlan` is the stores'
-persistent key layout); here every block is a sorted table in memory, candidates verified by
+persistent key layout); here every table of a plan is sorted in memory, candidates verified by
 popcount.
 """
 
@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .blocks import BlockPlan, IndexConfigError, _as_words, _extract, _int_to_words
+from .blocks import BlockPlan, IndexConfigError, _as_words, _int_to_words
 
 __all__ = ["BlockPlan", "HammingIndex", "IndexConfigError"]
 
@@ -21,7 +21,7 @@ _M64 = 0xFFFFFFFFFFFFFFFF
 
 _BUFFER = 2048  # unsorted append buffer, scanned by brute force; flushed into a segment when full
 _GROWTH = 8  # consecutive segments differ in size by more than this factor (LSM levelling)
-_DIR_MAX_BITS = 22  # directory of one table has at most 2**22 + 1 entries
+_DIR_MAX_BITS = 26  # directory of one table has at most 2**26 + 1 entries (segments of 2**29)
 _NO_IDS = np.empty(0, dtype=np.int64)
 _SMALL = 64  # results up to this size are sorted and de-duplicated in plain Python
 
@@ -66,17 +66,17 @@ def _fold16_int(value: int) -> int:
 
 
 class _Segment:
-    """An immutable sorted part of the index, with one table per block.
+    """An immutable sorted part of the index, with the tables of the index's plan.
 
     ``fps``/``ids`` are sorted by table 0's key, so table 0's ranges index them directly; table
-    t >= 1 has ``perms[t-1]``, the uint32 positions sorted by block t. ``dirs[t]`` (uint32,
-    2**d + 1 entries) maps the top d bits of block t to a range. Aligned with every table,
+    t >= 1 has ``perms[t-1]``, the uint32 positions sorted by its key. ``dirs[t]`` (uint32,
+    2**d + 1 entries) maps the top d bits of table t's key (``pieces[t]``) to a range. Aligned with every table,
     ``checks[t]`` holds each entry's 16-bit fold (see ``_fold16``): a query reads its range of
     checks (contiguous) and fetches at random only the ~1% of fingerprints that pass. Entries
     are tombstoned through ``alive``.
     """
 
-    __slots__ = ("fps", "flat", "ids", "size", "shifts", "masks", "dirs", "views", "perms", "checks",
+    __slots__ = ("fps", "flat", "ids", "size", "pieces", "masks", "dirs", "views", "perms", "checks",
                  "alive", "alive_view", "id_view", "fp_view", "perm_views", "tables", "dead", "_id_sorted", "_id_order")
 
     def __init__(self, index: "HammingIndex", fps: np.ndarray, ids: np.ndarray):
@@ -86,7 +86,7 @@ class _Segment:
         self.alive = self.alive_view = None
         self.dead = 0
         self._id_sorted = self._id_order = None
-        self.shifts, self.masks, self.dirs, self.perms, self.checks = [], [], [], [], []
+        self.pieces, self.masks, self.dirs, self.perms, self.checks = [], [], [], [], []
         plan = index.plan
         if index._scan_only:
             self.fps, self.ids = fps.copy(), ids.copy()
@@ -95,11 +95,11 @@ class _Segment:
             cap = _dir_bits(n)
             keys = []
             scratch = np.empty(n, dtype=np.uint64)
-            for width, lo in zip(plan.widths, plan.los):
+            for t, width in enumerate(plan.table_widths):
                 d = min(width, cap)
-                self.shifts.append(lo + width - d)
+                self.pieces.append(plan.prefix_pieces(t, d))
                 self.masks.append((1 << d) - 1)
-                key = _extract(fps, lo + width - d, d, out=scratch)
+                key = plan.prefix(fps, self.pieces[t], out=scratch)
                 keys.append(key.astype(np.uint16 if d <= 16 else np.uint32))
             del scratch
             order = np.argsort(keys[0], kind="stable")
@@ -124,8 +124,8 @@ class _Segment:
         # indexing a memoryview gives a Python int, much faster than indexing the array
         self.views = [memoryview(d) for d in self.dirs]
         self.perm_views = [memoryview(p) for p in self.perms]
-        # per table, what a single query needs: (shift, mask, directory, checks, perm or None)
-        self.tables = list(zip(self.shifts, self.masks, self.views, self.checks, [None] + self.perm_views))
+        # per table, what a single query needs: (key pieces, directory, checks, perm or None)
+        self.tables = list(zip(self.pieces, self.views, self.checks, [None] + self.perm_views))
         self.id_view = memoryview(self.ids)
         self.fp_view = memoryview(self.fps.reshape(-1))
 
@@ -157,7 +157,7 @@ class _Segment:
             pos, dist = pos[live], dist[live]
         return self.ids[pos], dist
 
-    def search_many(self, qfps: np.ndarray, qchecks: np.ndarray, lut: np.ndarray, k: int):
+    def search_many(self, plan: BlockPlan, qfps: np.ndarray, qchecks: np.ndarray, lut: np.ndarray, k: int):
         """Live entries within k of each of the queries ``qfps`` (Q, W) (folds ``qchecks``),
         vectorised over the queries -> (query number, position, distance), each pair once."""
         probes = qfps[:, 0] if self.flat is not None else qfps
@@ -176,8 +176,7 @@ class _Segment:
                 out_d.append(dist[qi, pos])
         else:
             for t, directory in enumerate(self.dirs):
-                d = self.masks[t].bit_length()
-                key = _extract(qfps, self.shifts[t], d).astype(np.int64) if d else np.zeros(len(qfps), np.int64)
+                key = plan.prefix(qfps, self.pieces[t]).astype(np.int64)
                 owner, off = _ranges(directory[key], directory[key + 1])
                 keep = lut.take(self.checks[t].take(off) ^ qchecks.take(owner)).nonzero()[0]
                 owner = owner[keep]
@@ -210,27 +209,31 @@ class _Segment:
 class HammingIndex:
     """In-memory index of fingerprints with ids: who is within Hamming distance ``k``?
 
-    Layout (Manku, Jain, Das Sarma, WWW 2007, one table per block of :class:`BlockPlan`):
+    Layout (Manku, Jain, Das Sarma, WWW 2007, the tables of a :class:`BlockPlan`, by default
+    one per block; ``plan=plan_for(bits, k, n)`` for more tables of wider keys):
     entries live in an LSM-style list of immutable sorted segments, each more than 8x the size
     of the next, plus an unsorted append buffer (2048 entries) that becomes a segment when full.
-    A segment keeps fingerprints and ids sorted by block 0 and, per further block, a uint32
-    permutation sorted by that block; each table has a directory from the block's top bits
-    (at most 22, about size/8 buckets) to a range, and a 16-bit fold of every entry aligned with
+    A segment keeps fingerprints and ids sorted by table 0's key and, per further table, a
+    uint32 permutation sorted by its key; each table has a directory from the key's top bits
+    (at most 26, about size/8 buckets) to a range, and a 16-bit fold of every entry aligned with
     it. A query takes one range per table and segment, drops candidates by their fold with one
     table lookup over all ranges at once, verifies the survivors by XOR and popcount, and scans
     the buffer. When blocks are too narrow to prune (sum of 2**-width >= 1/2: bits < ~2(k+1)),
     segments hold no tables and are scanned. ids are int64 labels; duplicates are allowed.
-    Memory for 64-bit fingerprints, k = 3: 8 (fingerprint) + 8 (id) + 3 x 4 (permutations) +
-    4 x 2 (folds) = 36 bytes per entry, plus 1 MiB of directories per big segment.
+    Memory for T tables of 64-bit fingerprints: 8 (fingerprint) + 8 (id) + (T-1) x 4
+    (permutations) + T x 2 (folds) bytes per entry (36 for k = 3 by blocks, 72 with 10 tables),
+    plus directories of under 1 byte per entry and table.
     """
 
-    def __init__(self, bits: int = 64, k: int = 3, buffer: int = _BUFFER):
+    def __init__(self, bits: int = 64, k: int = 3, buffer: int = _BUFFER, plan: BlockPlan | None = None):
         if isinstance(buffer, bool) or not isinstance(buffer, (int, np.integer)) or buffer < 1:
             raise IndexConfigError(f"buffer must be a positive integer, got {buffer!r}")
-        self.plan = BlockPlan(bits, k)
+        self.plan = BlockPlan(bits, k) if plan is None else plan
+        if (self.plan.bits, self.plan.k) != (bits, k):
+            raise IndexConfigError(f"{self.plan!r} is not a plan for {bits} bits within {k}")
         self.bits, self.k = self.plan.bits, self.plan.k
         self.words = self.plan.words
-        self._scan_only = sum(2.0 ** -w for w in self.plan.widths) >= 0.5
+        self._scan_only = sum(2.0 ** -w for w in self.plan.table_widths) >= 0.5
         self._lut = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)) <= self.k
         self._k8 = np.array(self.k, dtype=np.uint8)  # comparing with a 0-d array is faster than with an int
         self._segments: list[_Segment] = []
@@ -412,8 +415,14 @@ class HammingIndex:
                 cs.append(checks[0])
                 meta.append((total, -(total - seg.size), None, seg))
                 continue
-            for shift, mask, view, check, perm in seg.tables:
-                key = (q_int >> shift) & mask
+            for pieces, view, check, perm in seg.tables:
+                if len(pieces) == 1:
+                    lo, mask, shift = pieces[0]
+                    key = ((q_int >> lo) & mask) << shift
+                else:
+                    key = 0
+                    for lo, mask, shift in pieces:
+                        key |= ((q_int >> lo) & mask) << shift
                 a = view[key]
                 b = view[key + 1]
                 if a != b:
@@ -525,7 +534,7 @@ class HammingIndex:
         parts_q, parts_i, parts_d = [], [], []
         qchecks = _fold16(qfps)
         for seg in self._segments:
-            owner, pos, dist = seg.search_many(qfps, qchecks, self._lut, k)
+            owner, pos, dist = seg.search_many(self.plan, qfps, qchecks, self._lut, k)
             parts_q.append(owner)
             parts_i.append(seg.ids[pos])
             parts_d.append(dist)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
+from ..blocks import DEFAULT_EXPECTED
 from ..errors import ContentSeenError
 
 
@@ -35,12 +36,22 @@ class Match:
     page_distance: int | None = None
 
 
+class Entry(NamedTuple):
+    """One stored page, as ``entries()`` yields it and ``add_many`` takes it back."""
+
+    fingerprint: int
+    page: int | None
+    url: str
+    seen: float  # unix time it was stored
+
+
 class FingerprintStore(abc.ABC):
     """Persistent fingerprints with a Hamming lookup that never reads them all.
 
     A backend is made by ``cls(url, identity, bits, distance, page_distance=..., **options)``;
     ``OPTIONS`` names the options it takes (anything else is refused by ``open_store``), and
-    ``options_from_settings`` reads them from Scrapy settings.
+    ``options_from_settings`` reads them from Scrapy settings. The built-in stores take
+    ``expected``, the number of fingerprints to lay the store out for (``blocks.plan_for``).
     """
 
     url: str
@@ -62,6 +73,19 @@ class FingerprintStore(abc.ABC):
     def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
         """The closest stored match, as ``check_and_add`` finds it, without adding."""
 
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
+                 pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:
+        """Store entries without checking them (seeding a store, or migrating one: ``add_many``
+        of another store's ``entries()``, in their order). ``seen``: their unix times (now when
+        None). Optional for third-party stores."""
+        raise NotImplementedError(f"{type(self).__name__} has no add_many")
+
+    def entries(self) -> Iterator[Entry]:
+        """Every stored entry, in the order they were stored (the first of a tie first), as
+        ``Entry(fingerprint, page, url, seen)``: what a migration to another layout or
+        backend reads. Optional for third-party stores."""
+        raise NotImplementedError(f"{type(self).__name__} cannot list its entries")
+
     @abc.abstractmethod
     def __len__(self) -> int:
         """Number of stored fingerprints."""
@@ -78,6 +102,26 @@ class FingerprintStore(abc.ABC):
 
 
 PAGE_BITS = 64
+EXPECTED_SETTING = "CONTENTSEEN_EXPECTED_PAGES"
+
+
+def expected_pages(settings: Any) -> int:
+    """``CONTENTSEEN_EXPECTED_PAGES``: how many pages a new store is laid out for."""
+    value = settings.get(EXPECTED_SETTING, DEFAULT_EXPECTED)
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = 0
+    if isinstance(value, (bool, float)) or number < 1:
+        raise ContentSeenError(f"{EXPECTED_SETTING}: {value!r} must be a whole number of pages, at least 1")
+    return number
+
+
+def check_batch(fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None,
+                seen: Sequence[float] | None) -> None:
+    """``add_many``'s arguments must line up."""
+    if len(fingerprints) != len(urls) or any(x is not None and len(x) != len(urls) for x in (pages, seen)):
+        raise ValueError("add_many: fingerprints, urls, pages and seen differ in length")
 
 
 def saved_scheme(identity: Mapping[str, str], index: str, layout: str, page_distance: int | None) -> dict[str, str]:
@@ -116,7 +160,11 @@ def check_identity(url: str, saved: Mapping[str, str], wanted: Mapping[str, str]
         if saved.get(key) != wanted[key]
     ]
     if diffs:
+        # the block layout follows the expected size: say which setting picks it
+        hint = (f" (the block layout follows {EXPECTED_SETTING}: the size the store was made for, "
+                "or migrate it: add_many of its entries() into a new store)"
+                if saved.get("index") != wanted.get("index") else "")
         raise ContentSeenError(
             f"store {url} was made with another fingerprint scheme: {'; '.join(diffs)}. "
-            "Use another CONTENTSEEN_STORE or the settings the store was made with."
+            f"Use another CONTENTSEEN_STORE or the settings the store was made with{hint}."
         )

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
+from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..index import HammingIndex
-from .base import FingerprintStore, Match, page_argument, saved_scheme
+from .base import Entry, FingerprintStore, Match, check_batch, expected_pages, page_argument, saved_scheme
 
 LAYOUT = "memory-v1"
 
@@ -21,13 +22,20 @@ LAYOUT = "memory-v1"
 class MemoryStore(FingerprintStore):
     """Fingerprints in process memory (see the module's docstring)."""
 
-    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int, *,
-                 page_distance: int | None = None):
+    OPTIONS = frozenset(("expected",))
+
+    @classmethod
+    def options_from_settings(cls, settings) -> dict:
+        return {"expected": expected_pages(settings)}
+
+    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int,
+                 expected: int = DEFAULT_EXPECTED, *, page_distance: int | None = None):
         self.url = url
         self.bits, self.distance, self.page_distance = bits, distance, page_distance
-        self.index = HammingIndex(bits, distance)
-        self.identity = saved_scheme(identity, f"memory:{bits}/{distance}", LAYOUT, page_distance)
-        self._entries: list[tuple[int, int | None, str, float]] = []  # fingerprint, page, url, time
+        self.plan = plan_for(bits, distance, expected)
+        self.index = HammingIndex(bits, distance, plan=self.plan)
+        self.identity = saved_scheme(identity, self.plan.description, LAYOUT, page_distance)
+        self._entries: list[Entry] = []
         self._lock = threading.Lock()
 
     def _closest(self, fingerprint: int, page: int | None) -> Match | None:
@@ -47,20 +55,26 @@ class MemoryStore(FingerprintStore):
         with self._lock:
             match = self._closest(fingerprint, page)
             if match is None:
-                self._add(fingerprint, url, page)
+                self._add(Entry(fingerprint, page, url, time.time()))
             return match
 
-    def _add(self, fingerprint: int, url: str, page: int | None) -> None:
-        self.index.add_one(fingerprint, len(self._entries))
-        self._entries.append((fingerprint, page, url, time.time()))
+    def _add(self, entry: Entry) -> None:
+        self.index.add_one(entry.fingerprint, len(self._entries))
+        self._entries.append(entry)
 
-    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None) -> None:
-        """Add fingerprints without checking them (seeding a store)."""
-        if len(fingerprints) != len(urls) or (pages is not None and len(pages) != len(urls)):
-            raise ValueError("add_many: fingerprints, urls and pages differ in length")
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None,
+                 seen: Sequence[float] | None = None) -> None:
+        """Add fingerprints without checking them (seeding or migrating a store)."""
+        check_batch(fingerprints, urls, pages, seen)
+        now = time.time()
         with self._lock:
             for i, (fp, url) in enumerate(zip(fingerprints, urls)):
-                self._add(fp, url, page_argument(pages[i] if pages is not None else None, self.page_distance))
+                page = page_argument(pages[i] if pages is not None else None, self.page_distance)
+                self._add(Entry(fp, page, url, now if seen is None else seen[i]))
+
+    def entries(self) -> Iterator[Entry]:
+        """The entries in the order they were added."""
+        return iter(self._entries[:])
 
     def __len__(self) -> int:
         return len(self._entries)

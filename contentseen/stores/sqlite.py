@@ -2,9 +2,10 @@
 
 Layout (``sqlite-v2``): ``fingerprints(id, w0[, w1], p, k0..kT, url, seen)`` where ``w*`` are
 the fingerprint's 64-bit words and ``p`` the page fingerprint or NULL (signed, as SQLite stores
-integers), ``k*`` the block keys of ``contentseen.blocks.BlockPlan``; each ``k`` column has a
-covering index ``(k, w..., p)``, so a lookup reads only the rows that agree with the query on
-some block -- never the whole table.
+integers), ``k*`` the table keys of the store's ``contentseen.blocks.BlockPlan`` (chosen from the
+``expected`` size, saved as ``index`` in ``meta``); each ``k`` column has a covering index
+``(k, w..., p)``, so a lookup reads only the rows that agree with the query on some table's
+blocks -- never the whole table.
 """
 
 from __future__ import annotations
@@ -13,20 +14,25 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..blocks import BlockPlan
+from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..simhash import from_int, n_words
-from .base import FingerprintStore, Match, StoreError, check_identity, page_argument, saved_scheme
+from .base import (
+    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, page_argument,
+    saved_scheme,
+)
 
 _BUSY_TIMEOUT_S = 60.0
 # Page cache of the connection while add_many runs (KiB; SQLite's default is 2 MiB): every row
 # goes into k+1 B-trees at random places, and at millions of rows a small cache rewrites the same
 # index pages over and over. Given back when the load ends.
 _BULK_CACHE_KIB = 1 << 20
+# Rows per query of entries(): a long read would keep the WAL from being checkpointed.
+_ENTRIES_CHUNK = 10_000
 # Up to this many candidates a lookup compares them in Python, beyond it in numpy.
 _FEW_CANDIDATES = 48
 _WORD = (1 << 64) - 1
@@ -56,21 +62,21 @@ class SQLiteStore(FingerprintStore):
     """Fingerprints in a SQLite file; check-and-add runs in one ``BEGIN IMMEDIATE`` transaction,
     so processes sharing the file never both keep the same content."""
 
-    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int, *,
-                 page_distance: int | None = None):
+    OPTIONS = frozenset(("expected",))
+
+    @classmethod
+    def options_from_settings(cls, settings) -> dict:
+        return {"expected": expected_pages(settings)}
+
+    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int,
+                 expected: int = DEFAULT_EXPECTED, *, page_distance: int | None = None):
         self.url = url
         self.path = sqlite_path(url)
         self.bits, self.distance, self.page_distance = bits, distance, page_distance
-        self.plan = BlockPlan(bits, distance)
+        self.plan = plan_for(bits, distance, expected)
         self.identity = saved_scheme(identity, self.plan.description, LAYOUT, page_distance)
         self._w = [f"w{i}" for i in range(n_words(bits))]
         self._k = [f"k{i}" for i in range(self.plan.n_tables)]
-        # Block keys by shift and mask (a block of <= 62 bits is its own key, see BlockPlan);
-        # None when a block is hashed, then BlockPlan computes them.
-        self._masks = (
-            [(lo, (1 << width) - 1) for lo, width in zip(self.plan.los, self.plan.widths)]
-            if max(self.plan.widths) <= 62 else None
-        )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
@@ -139,14 +145,9 @@ class SQLiteStore(FingerprintStore):
             db.execute("ROLLBACK")
             raise
 
-    def _keys(self, fingerprint: int) -> list[int]:
-        if self._masks is not None:
-            return [(fingerprint >> lo) & mask for lo, mask in self._masks]
-        return [int(k) for k in self.plan.query_keys(from_int(fingerprint, self.bits))]
-
     def _closest(self, fingerprint: int, page: int | None) -> _Best | None:
         """The closest stored entry that matches, as ``check_and_add`` defines it."""
-        keys = self._keys(fingerprint)
+        keys = self.plan.int_keys(fingerprint)
         page_list, pageless = "", None
         if page is None:
             id_list, *word_lists = self._db.execute(self._select, keys).fetchone()
@@ -231,7 +232,7 @@ class SQLiteStore(FingerprintStore):
                     match = self._match(best)
                 else:
                     words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
-                    db.execute(self._insert, words + [_signed(page)] + self._keys(fingerprint) + [url, time.time()])
+                    db.execute(self._insert, words + [_signed(page)] + self.plan.int_keys(fingerprint) + [url, time.time()])
                     match = None
                 db.execute("COMMIT")
             except BaseException:
@@ -243,11 +244,10 @@ class SQLiteStore(FingerprintStore):
         return match
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
-                 pages: Sequence[int | None] | None = None) -> None:
-        """Bulk-load fingerprints (and page fingerprints) without checking them (seeding or
-        migrating a store), in one transaction: all are stored or, on error, none."""
-        if len(fingerprints) != len(urls) or (pages is not None and len(pages) != len(urls)):
-            raise ValueError("add_many: fingerprints, urls and pages differ in length")
+                 pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:
+        """Bulk-load fingerprints (and page fingerprints, times) without checking them (seeding
+        or migrating a store), in one transaction: all are stored or, on error, none."""
+        check_batch(fingerprints, urls, pages, seen)
         stored_pages = (
             [_signed(page_argument(p, self.page_distance)) for p in pages] if pages is not None
             else [None] * len(urls)
@@ -263,8 +263,8 @@ class SQLiteStore(FingerprintStore):
         words = words.reshape(len(fingerprints), len(self._w))
         keys = self.plan.keys(words).tolist()
         signed = words.view(np.int64).tolist()  # SQLite integers are signed 64-bit
-        now = time.time()
-        rows = (w + [p] + k + [u, now] for w, p, k, u in zip(signed, stored_pages, keys, urls))
+        times = seen if seen is not None else [time.time()] * len(urls)
+        rows = (w + [p] + k + [u, s] for w, p, k, u, s in zip(signed, stored_pages, keys, urls, times))
         try:
             (cache,) = self._db.execute("PRAGMA cache_size").fetchone()
             self._db.execute(f"PRAGMA cache_size={-_BULK_CACHE_KIB}")
@@ -276,6 +276,25 @@ class SQLiteStore(FingerprintStore):
                 self._db.execute(f"PRAGMA cache_size={cache}")
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: bulk add failed ({exc})") from None
+
+    def entries(self) -> Iterator[Entry]:
+        """Every row by id (the order they were stored), read in chunks."""
+        select = (f"SELECT id, {', '.join(self._w)}, p, url, seen FROM fingerprints "
+                  f"WHERE id > ? ORDER BY id LIMIT {_ENTRIES_CHUNK}")
+        last = 0
+        while True:
+            try:
+                rows = self._db.execute(select, (last,)).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"store {self.url}: listing entries failed ({exc})") from None
+            for row_id, *words, page, url, seen in rows:
+                fingerprint = 0
+                for word in words:
+                    fingerprint = (fingerprint << 64) | (word & _WORD)
+                yield Entry(fingerprint, None if page is None else page & _WORD, url, seen)
+            if len(rows) < _ENTRIES_CHUNK:
+                return
+            last = rows[-1][0]
 
     def __len__(self) -> int:
         (n,) = self._db.execute("SELECT count(*) FROM fingerprints").fetchone()
