@@ -7,9 +7,9 @@ Two definitions of a word:
   ``contentseen-report`` and a scheme with a corpus vocabulary (``CONTENTSEEN_CORPUS``) use it, so
   a page gets the same fingerprint online and offline.
 * ``token_counts`` -- any language's, for pages on the web: a maximal run of letters or digits
-  of any script, lower-cased; in scripts written without spaces between words (Chinese,
-  Japanese, Thai, Lao, Khmer, Myanmar) each pair of neighbouring characters is a token. With
-  ASCII words only, a Russian and a Japanese page that shared an English byline had the same
+  of any script, case-folded (``Σ`` and a final ``ς`` are one letter); in scripts written
+  without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) each pair of
+  neighbouring characters is a token. With ASCII words only, a Russian and a Japanese page that shared an English byline had the same
   fingerprint, and a page of dates and version numbers had none.
 """
 
@@ -80,22 +80,35 @@ _UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\
              "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff")
 # Combining marks that \\w leaves out but words are made of (Indic vowel signs, Arabic harakat).
 _MARKS = "\u0300-\u036f\u064b-\u065f\u0900-\u0dff"
-_TOKEN = re.compile(f"([{_UNSPACED}]+)|(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")
+_RUN = re.compile(f"(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")  # a word or number, spaced scripts
+_UNSPACED_RUN = re.compile(f"[{_UNSPACED}]+")
+# ASCII letters lower-cased, digits kept, other ASCII a separator, bytes of other characters kept.
+_ALNUM_OR_UTF8 = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 <= c <= 57 or c >= 128 else 32
+                       for c in range(256))
 
 
 def token_counts(text: str) -> Counter[bytes]:
     """How often each token (see the module's docstring) occurs in ``text``, as UTF-8 bytes;
     runs of digits are tokens too (``without_numbers`` leaves them out)."""
-    if text.isascii():  # most pages: one C-level byte map and a split, as word_counts
+    if text.isascii():  # one C-level byte map and a split, as word_counts
         return Counter(text.encode("ascii").translate(_ALNUM).split())
-    counts: Counter[bytes] = Counter()
-    for m in _TOKEN.finditer(text.lower()):
-        run = m.group()
-        if m.group(1) is None or len(run) == 1:
-            counts[run.encode()] += 1
-        else:
-            counts.update(run[i:i + 2].encode() for i in range(len(run) - 1))
+    # Split at ASCII separators in C; only the pieces holding other characters (most pages:
+    # a few, with a dash, a quote or an accent) are split further by the regular expressions.
+    counts = Counter(text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8).split())
+    for piece in [p for p in counts if not p.isascii()]:
+        n = counts.pop(piece)
+        for token in _tokens(piece.decode("utf-8").casefold()):
+            counts[token.encode()] += n
     return counts
+
+
+def _tokens(text: str) -> list[str]:
+    """The tokens of ``text`` (case-folded, no ASCII separators): words and numbers of spaced
+    scripts, pairs of neighbouring characters of unspaced ones."""
+    tokens = _RUN.findall(text)
+    for run in _UNSPACED_RUN.findall(text):
+        tokens.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+    return tokens
 
 
 def without_numbers(counts: Counter[bytes]) -> Counter[bytes]:

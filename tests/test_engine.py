@@ -161,3 +161,38 @@ def test_hash_table_entries_must_be_plus_or_minus_one():
     table[3, 2] = 0
     with pytest.raises(ContentSeenError, match="every entry must be \\+1 or -1"):
         Fingerprinter(HashedFeatures(64), table)
+
+
+# ----------------------------------------------------------------------------- tokens of any script
+
+_ALPHABET = "abcXYZ09 _-—’.,;日本語のテキイ中文ไทยПриветΣσςß\u0301\u0903ǅİ\ufffd\u00a0\t"
+
+
+def _tokens_by_regex(text: str):
+    """token_counts' definition, by regular expressions over the whole text (slower)."""
+    from collections import Counter
+
+    from contentseen.tokens import _RUN, _UNSPACED_RUN
+
+    text = text.casefold()
+    counts = Counter(_RUN.findall(text))
+    for run in _UNSPACED_RUN.findall(text):
+        counts.update([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+    return {t.encode(): n for t, n in counts.items()}
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text(alphabet=_ALPHABET, max_size=60))
+def test_token_counts_equals_its_definition(text):
+    from contentseen.tokens import token_counts
+
+    assert dict(token_counts(text)) == _tokens_by_regex(text)
+
+
+def test_tokens_of_other_scripts():
+    from contentseen.tokens import token_counts, without_numbers
+
+    got = token_counts("Привет, МИР! 日本語 ไทย ΣΟΦΙΑ σοφίας café_bar v3.11 2024")
+    assert set(got) == {w.encode() for w in ("привет", "мир", "日本", "本語", "ไท", "ทย", "σοφια", "σοφίασ",
+                                               "café", "bar", "v3", "11", "2024")}
+    assert set(without_numbers(got)) == set(got) - {b"11", b"2024"}
