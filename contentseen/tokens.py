@@ -82,6 +82,9 @@ _UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\
 _MARKS = "\u0300-\u036f\u064b-\u065f\u0900-\u0dff"
 _RUN = re.compile(f"(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")  # a word or number, spaced scripts
 _UNSPACED_RUN = re.compile(f"[{_UNSPACED}]+")
+# Frequent non-ASCII separators, turned into spaces first so that the pieces beside them need
+# no regular expression: no-break, thin and zero-width spaces, dashes, quotes, pilcrow, ellipsis.
+_COMMON_SEPARATORS = "\xa0\u2009\u200b\u2013\u2014\u2018\u2019\u201c\u201d\xb6\u2026\xb7"
 # ASCII letters lower-cased, digits kept, other ASCII a separator, bytes of other characters kept.
 _ALNUM_OR_UTF8 = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 <= c <= 57 or c >= 128 else 32
                        for c in range(256))
@@ -92,6 +95,8 @@ def token_counts(text: str) -> Counter[bytes]:
     runs of digits are tokens too (``without_numbers`` leaves them out)."""
     if text.isascii():  # one C-level byte map and a split, as word_counts
         return Counter(text.encode("ascii").translate(_ALNUM).split())
+    for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
+        text = text.replace(space, " ")
     # Split at ASCII separators in C; only the pieces holding other characters (most pages:
     # a few, with a dash, a quote or an accent) are split further by the regular expressions.
     counts = Counter(text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8).split())

@@ -165,7 +165,7 @@ def test_hash_table_entries_must_be_plus_or_minus_one():
 
 # ----------------------------------------------------------------------------- tokens of any script
 
-_ALPHABET = "abcXYZ09 _-—’.,;日本語のテキイ中文ไทยПриветΣσςß\u0301\u0903ǅİ\ufffd\u00a0\t"
+_ALPHABET = "abcXYZ09 _-—’.,;日本語のテキイ中文ไทยПриветΣσςß\u0301\u0903ǅİ\ufffd\u00a0\t\u2009\u200b\u2013\u2018\u201c\u201d\xb6\u2026\xb7"
 
 
 def _tokens_by_regex(text: str):
