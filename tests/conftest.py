@@ -10,15 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import crawl_process
 import pytest
-
-import contentseen.cli.demo
-
-# Transitional: test_crawl.py and test_hostile_crawl.py still import the crawl runner from the
-# demo, which no longer runs crawls as processes. Remove once they import it from crawl_process.
-for _name in ("crawl_command", "crawl_env", "run_crawl"):
-    setattr(contentseen.cli.demo, _name, getattr(crawl_process, _name))
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_FILES = ("article.txt", "sample.txt", "stopwords.txt", "hashvalue.txt")

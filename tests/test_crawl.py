@@ -10,6 +10,7 @@ by module fixtures and each test asserts several things about one crawl.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -30,7 +31,7 @@ from sites import (
 )
 
 from contentseen import demosite as ds
-from contentseen.cli.demo import crawl_command, crawl_env
+from crawl_process import crawl_command, crawl_env
 
 SITE_A = ds.build_site(mirror=False)
 SITE_B = ds.build_site(mirror=True)
@@ -294,13 +295,15 @@ def test_sqlite_store_survives_kill_9_mid_crawl(tmp_path):
         assert len(after) < n + 1, "the crawl was not killed mid-way"
         stored_paths = {path_of(u) for (u,) in after}
 
-        # The next crawl reuses them: every stored page is dropped, every other one is kept.
+        # The next crawl reuses them: every stored page is refetched (not passed on), every
+        # other one is kept.
         starts = ["/"] + [f"/p/{i}.html" for i in range(n)]
         c = crawl([h.u(p) for p in starts], tmp_path, store, name="after-kill")
     assert c.returncode == 0, c.log[-3000:]
     assert c.errors() == []
-    assert {path_of(d.url) for d in c.drops} == stored_paths
-    assert all(d.duplicates == d.url and d.distance == 0 for d in c.drops)
+    assert c.drops == [] and c.stats["contentseen/refetched"] == len(stored_paths)
+    refetched = set(re.findall(r"ContentSeen: refetched (\S+): unchanged since it was stored \(distance 0\)", c.log))
+    assert {path_of(u) for u in refetched} == stored_paths
     assert {path_of(u) for u in c.item_urls()} == set(starts) - stored_paths
     assert c.stats["contentseen/stored"] == len(starts) - len(stored_paths)
     assert len(store_rows(store)) == len(starts)

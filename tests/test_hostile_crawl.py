@@ -25,7 +25,7 @@ import hostile_site as hs
 import pytest
 from sites import Crawl, crawl, host, path_of
 
-from contentseen.cli.demo import run_crawl
+from crawl_process import run_crawl
 
 SITE_A = hs.build_site()
 SITE_B = hs.build_site(mirror=True)
