@@ -34,7 +34,7 @@ from common import print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from contentseen.pipeline import Scheme  # noqa: E402
+from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.text import decode_html  # noqa: E402
 

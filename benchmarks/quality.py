@@ -49,7 +49,7 @@ from contentseen.evaluate.core import evaluate  # noqa: E402
 from contentseen.evaluate.inputs import read_labels  # noqa: E402
 from contentseen.evaluate.mirror import PYDOC_CONTENT, build_mirror, pydoc_tree  # noqa: E402
 from contentseen.evaluate.render import table, worst  # noqa: E402
-from contentseen.pipeline import Scheme  # noqa: E402
+from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.text import Extractor  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from contentseen.evaluate.core import Evaluation, PairResult, evaluate  # noqa: E402
 from contentseen.evaluate.inputs import read_labels  # noqa: E402
 from contentseen.evaluate.mirror import build_mirror  # noqa: E402
-from contentseen.pipeline import Scheme  # noqa: E402
+from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.text import Extractor  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """One page's fate: a downloaded page (URL, status, Content-Type, body) in, a ``Decision`` out.
 
 The Scrapy middleware and the commands are shells over ``Engine``: it fingerprints the page
-(``pipeline``), asks the store, and says what happened and why. It never raises for a page: a
+(``fingerprints``), asks the store, and says what happened and why. It never raises for a page: a
 page that cannot be fingerprinted (any exception from decoding to fingerprinting) is skipped
 with the reason, so it goes on unchecked rather than being lost; a store failure is reported as
 such, for the caller's policy (``CONTENTSEEN_ON_STORE_ERROR``).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .pipeline import PageFingerprint, PageFingerprinter
+from .fingerprints import PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, StoreError
 from .text import decode_html
 
@@ -36,7 +36,7 @@ class Decision:
     ``store_error``: the store failed (``reason`` says how)."""
 
     outcome: Outcome
-    page: PageFingerprint | None = None
+    page: PageFingerprints | None = None
     match: Match | None = None
     reason: str = ""
 
@@ -49,7 +49,7 @@ class Engine:
         self.store = store
         self.revisits = revisits
 
-    def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None) -> PageFingerprint:
+    def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None) -> PageFingerprints:
         """Fingerprints of a page of media type ``ctype``. The body is decoded by what it
         declares (BOM, header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes,
         which can differ between a page and its copy (Scrapy's ``response.text`` guessed

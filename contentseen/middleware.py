@@ -5,7 +5,7 @@ redirects)::
 
     DOWNLOADER_MIDDLEWARES = {"contentseen.middleware.ContentSeenMiddleware": 560}
 
-All logic lives in ``contentseen.engine`` (over ``pipeline`` and ``stores``); this class reads
+All logic lives in ``contentseen.engine`` (over ``fingerprints`` and ``stores``); this class reads
 ``CONTENTSEEN_*`` settings, keeps stats under ``contentseen/`` and logs each drop.
 ``ContentSeenSpiderMiddleware`` serves ``CONTENTSEEN_REVISITS=follow``: it drops the items of a
 page crawled again unchanged, whose links the spider still follows.
@@ -32,7 +32,7 @@ from scrapy.utils.project import data_path
 from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
 from .signals import page_decided
-from .pipeline import Scheme
+from .fingerprints import Scheme
 from .stores import display_url, open_store_from_settings
 from .text import Extractor
 

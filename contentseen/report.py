@@ -16,7 +16,7 @@ import numpy as np
 
 from .corpus import Page
 from .features import Vocabulary
-from .simhash import Fingerprinter, hamming_many
+from .simhash import SimHasher, hamming_many
 from .tokens import _word_bytes, tokenize
 
 
@@ -70,7 +70,7 @@ def build_report(data: ReportInput, distance: int = 3) -> list[str]:
     """The report's blocks, one per sample page."""
     # Stopwords are left in the pages: the vocabulary holds none, so they weigh nothing.
     vocab, article_rows, lengths = _article_features(data.article, data.table.shape[0], data.stopwords)
-    fp = Fingerprinter(vocab, data.table)
+    fp = SimHasher(vocab, data.table)
     article_fps = fp.fingerprint_rows_many(article_rows, lengths)
     sample_fps = fp.fingerprint_many([tokenize(p.text) for p in data.sample])
     ids = [p.id for p in data.article]

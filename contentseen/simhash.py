@@ -55,7 +55,7 @@ def hamming_many(fps: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.bitwise_count(fps ^ query).sum(axis=1, dtype=np.int64)
 
 
-class Fingerprinter:
+class SimHasher:
     """Turns content words into M-bit SimHash fingerprints with a features scheme and a table."""
 
     def __init__(self, features: Features, table: np.ndarray):

@@ -16,7 +16,7 @@ reader sees, menus included); the content text depends on the mode:
      whole. Text is weighed without link text, so a menu is never the content. A page whose
      content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
      little other text it has, a tagline or a notice, which may be the same on unrelated pages:
-     the whole text, fingerprinted beside the content, tells them apart (see ``pipeline``);
+     the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``);
   2. from the block reached, the elements at its start and end that are small (each at most
      ``edge_share`` of its text) and unlike their siblings (a banner line, a cookie notice, a
      "last updated" line, a page heading) are left out.

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 from contentseen import demosite as ds
-from contentseen.pipeline import Scheme
+from contentseen.fingerprints import Scheme
 from contentseen.stores import open_store
 
 DEMO = "contentseen.cli.demo"

@@ -11,9 +11,9 @@ from hypothesis import given, settings, strategies as st
 from contentseen.corpus import parse_pages
 from contentseen.errors import ContentSeenError
 from contentseen.features import HashedFeatures, Vocabulary
-from contentseen.hashtable import builtin_hashtable, parse_hashtable, table_digest
-from contentseen.pipeline import Scheme
-from contentseen.simhash import Fingerprinter, from_int, hamming, hamming_many, pack_bits, to_int
+from contentseen.projection import builtin_hashtable, parse_hashtable, table_digest
+from contentseen.fingerprints import Scheme
+from contentseen.simhash import SimHasher, from_int, hamming, hamming_many, pack_bits, to_int
 from contentseen.tokens import BUILTIN_STOPWORDS, content_words, parse_stopwords, tokenize
 
 
@@ -72,7 +72,7 @@ def test_parse_hashtable():
 
 def test_fingerprint_by_hand():
     table = np.array([[1, -1, 1], [-1, -1, 1]], dtype=np.int8)
-    fp = Fingerprinter(Vocabulary(["a", "b"]), table)
+    fp = SimHasher(Vocabulary(["a", "b"]), table)
     # sums: a*2 + b*1 -> [2-1, -2-1, 2+1] = [1, -3, 3] -> bits 101
     assert fp.fingerprint(["a", "a", "b", "zzz"]) == 0b101
     assert fp.fingerprint([]) == 0  # all sums 0 -> all bits 0
@@ -83,7 +83,7 @@ def test_fingerprint_by_hand():
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.sampled_from(["w%d" % i for i in range(40)]), max_size=60), st.sampled_from([1, 7, 16, 30, 64, 100, 128]))
 def test_fingerprint_many_and_rows_equal_one_by_one(words, bits):
-    fp = Fingerprinter(HashedFeatures(64), builtin_hashtable(64, bits))
+    fp = SimHasher(HashedFeatures(64), builtin_hashtable(64, bits))
     assert to_int(fp.fingerprint_many([words])[0]) == fp.fingerprint(words)
     assert fp.fingerprint(words) < (1 << bits)
     counts = Counter(words)
@@ -106,7 +106,7 @@ def test_pack_bits_msb_first():
 def test_near_duplicate_text_is_close_and_different_text_far():
     rng = np.random.default_rng(7)
     lexicon = ["w" + "".join(rng.choice(list("abcdefghij"), 6)) for _ in range(3000)]
-    fp = Fingerprinter(HashedFeatures(1 << 16), builtin_hashtable(1 << 16, 64))
+    fp = SimHasher(HashedFeatures(1 << 16), builtin_hashtable(1 << 16, 64))
     page = list(rng.choice(lexicon, 600))
     other = list(rng.choice(lexicon, 600))
     a = fp.fingerprint(page)
@@ -116,7 +116,7 @@ def test_near_duplicate_text_is_close_and_different_text_far():
 
 def test_row_cache_gives_the_same_fingerprints_as_a_fresh_fingerprinter():
     """The word -> row cache is cleared when full and must never change a fingerprint."""
-    from contentseen import pipeline
+    from contentseen import fingerprints as pipeline
 
     texts = [f"page {i} " + " ".join(f"w{chr(97 + i % 26)}{chr(97 + j % 26)}x{j % 7}" for j in range(40))
              for i in range(30)]
@@ -131,7 +131,7 @@ def test_row_cache_gives_the_same_fingerprints_as_a_fresh_fingerprinter():
     assert got == [Scheme().build().of_text(t).fingerprint for t in texts]
     # stopwords are no content words, wherever they come from
     page = warm.of_text("the cat and the dog of the house")
-    assert page.words == 3
+    assert page.word_count == 3
 
 
 @pytest.mark.parametrize("html,text", [
@@ -160,7 +160,7 @@ def test_hash_table_entries_must_be_plus_or_minus_one():
     table = builtin_hashtable(64, 16).copy()
     table[3, 2] = 0
     with pytest.raises(ContentSeenError, match="every entry must be \\+1 or -1"):
-        Fingerprinter(HashedFeatures(64), table)
+        SimHasher(HashedFeatures(64), table)
 
 
 # ----------------------------------------------------------------------------- tokens of any script

@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contentseen import demosite
-from contentseen.pipeline import PageFingerprint, Scheme
+from contentseen.fingerprints import PageFingerprints, Scheme
 from contentseen.text import visible_text
 
 PAGES = Scheme().build()
@@ -70,11 +70,11 @@ def timed(fn: Callable[[], object], bound: float) -> tuple[object, float]:
     return result, elapsed
 
 
-def check_page(body: bytes, content_type: str | None, html: str | None = None, bound: float = SMALL_BOUND_S) -> PageFingerprint:
+def check_page(body: bytes, content_type: str | None, html: str | None = None, bound: float = SMALL_BOUND_S) -> PageFingerprints:
     """The page goes through both functions without an exception, within ``bound`` each, and
     gets the same fingerprint twice."""
     fp, seconds = timed(lambda: PAGES.of_html_bytes(body, content_type), bound)
-    assert isinstance(fp, PageFingerprint)
+    assert isinstance(fp, PageFingerprints)
     assert fp.fingerprint is None or 0 <= fp.fingerprint < 1 << BITS
     assert seconds < bound, f"of_html_bytes cost {seconds:.3f} s of CPU for {len(body):,} bytes"
     assert PAGES.of_html_bytes(body, content_type) == fp, "the same bytes got another fingerprint"

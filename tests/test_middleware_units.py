@@ -20,7 +20,7 @@ from scrapy.utils.test import get_crawler
 from contentseen import demosite as ds
 from contentseen.errors import ContentSeenError
 from contentseen.middleware import ContentSeenMiddleware, ContentSeenSpiderMiddleware
-from contentseen.pipeline import Scheme
+from contentseen.fingerprints import Scheme
 from contentseen.text import Extractor, PageText
 
 SITE_A = ds.build_site(mirror=False)

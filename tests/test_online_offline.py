@@ -13,9 +13,9 @@ from pathlib import Path
 from contentseen.corpus import read_pages
 from contentseen.demosite import Page, serve
 from contentseen.features import Vocabulary
-from contentseen.hashtable import load_hashtable
-from contentseen.pipeline import Scheme
-from contentseen.simhash import Fingerprinter, to_int
+from contentseen.projection import load_hashtable
+from contentseen.fingerprints import Scheme
+from contentseen.simhash import SimHasher, to_int
 from contentseen.tokens import load_stopwords, tokenize
 
 N, M = 1000, 16
@@ -26,7 +26,7 @@ def _offline(course: Path) -> tuple[list, list[int], list, list[int]]:
     article, sample = read_pages(course / "article.txt"), read_pages(course / "sample.txt")
     stop = load_stopwords(course / "stopwords.txt")
     words = [tokenize(p.text) for p in article]
-    fp = Fingerprinter(Vocabulary.fit(words, N, stop), load_hashtable(course / "hashvalue.txt", N, M))
+    fp = SimHasher(Vocabulary.fit(words, N, stop), load_hashtable(course / "hashvalue.txt", N, M))
     return (
         article, [to_int(r) for r in fp.fingerprint_many(words)],
         sample, [to_int(r) for r in fp.fingerprint_many([tokenize(p.text) for p in sample])],

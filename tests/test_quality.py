@@ -15,7 +15,7 @@ import pytest
 from contentseen.evaluate.core import evaluate
 from contentseen.evaluate.inputs import read_labels
 from contentseen.evaluate.mirror import PYDOC_CONTENT, build_mirror, pydoc_tree
-from contentseen.pipeline import Scheme
+from contentseen.fingerprints import Scheme
 
 MODULES = ("bisect", "colorsys", "copy", "fnmatch", "getopt", "glob", "graphlib", "heapq", "hmac",
            "keyword", "linecache", "netrc", "numbers", "quopri", "reprlib", "sched", "secrets", "shlex",
@@ -145,7 +145,7 @@ def test_pydoc_module_pages_of_unrelated_modules_stay_apart():
 
 def test_default_scheme_weighting_and_identity(tmp_path: Path):
     from contentseen.errors import ContentSeenError
-    from contentseen.pipeline import EXTRACTION_VERSION, word_weights
+    from contentseen.fingerprints import EXTRACTION_VERSION, word_weights
 
     s = Scheme()
     assert (s.bits, s.distance, s.extract, s.min_words, s.weighting) == (64, 3, "main", 5, "auto")

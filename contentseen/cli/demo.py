@@ -29,7 +29,7 @@ from scrapy.settings import Settings
 from .. import demosite
 from ..engine import Decision
 from ..errors import ContentSeenError
-from ..pipeline import Scheme
+from ..fingerprints import Scheme
 from ..signals import page_decided
 from . import OneLineParser, fail
 

@@ -20,7 +20,7 @@ from ..errors import ContentSeenError
 from ..evaluate.core import default_jobs, evaluate
 from ..evaluate.inputs import pair_crawls, read_labels
 from ..evaluate.render import plot, plot_module, table, to_json, worst
-from ..pipeline import WEIGHTINGS, Scheme
+from ..fingerprints import WEIGHTINGS, Scheme
 from ..text import EXTRACT_MODES
 from . import OneLineParser, fail, int_in_range
 

@@ -15,7 +15,7 @@ if "numpy" not in sys.modules:
 
 from ..corpus import read_pages
 from ..errors import ContentSeenError
-from ..hashtable import MAX_BUILTIN_BITS, hashtable_shape, parse_hashtable
+from ..projection import MAX_BUILTIN_BITS, hashtable_shape, parse_hashtable
 from ..report import ReportInput, build_report
 from ..tokens import load_stopwords, read_text_file
 from . import OneLineParser, fail, int_in_range, positive_int

@@ -7,7 +7,7 @@ and the Jaccard similarity of word 3-shingles of the visible text).
 
 Within one host, pages of A go through a memory store (no all-pairs loop) in key order, as a
 crawl in that order would see them: a page is *dropped* when the store finds an earlier page it
-duplicates (``pipeline.same_page``), and a *false drop* when that page is no near-duplicate of
+duplicates (``fingerprints.same_page``), and a *false drop* when that page is no near-duplicate of
 it (Jaccard below ``low_jaccard``).
 """
 
@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..pipeline import PageFingerprint, PageFingerprinter, Scheme, same_page
+from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
 from .mirror import LABELS
@@ -54,7 +54,7 @@ class PairResult:
     words_a: int
     words_b: int
     fp_a: int | None
-    dropped: bool  # both fingerprints agree (pipeline.same_page)
+    dropped: bool  # both fingerprints agree (fingerprints.same_page)
     page_a: int | None = None  # page A's whole-page fingerprint
     page_distance: int | None = None  # of the whole-page fingerprints
 
@@ -222,7 +222,7 @@ def evaluate(
     by_key = {p.key: p for p in pairset.pairs}
     total = len(pairset.pairs)
     errors = short = 0
-    none = PageFingerprint(None, 0, 0)
+    none = PageFingerprints(None, 0, 0)
     for n, out in enumerate(_map(pairset.pairs, scheme, make, jobs), 1):
         if out[0] == "skip":
             skipped.append((out[1], out[2]))
@@ -236,7 +236,7 @@ def evaluate(
             fa, fb = a.fingerprint, b.fingerprint
             dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
             page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
-            results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.words, b.words, fa,
+            results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
                                       same_page(a, b, scheme), a.page, page_dist))
         if progress and (n % 50 == 0 or n == total):
             progress(n, total)

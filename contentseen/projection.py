@@ -1,4 +1,5 @@
-"""The ±1 hash table: one row per feature, one column per fingerprint bit.
+"""The ±1 projection table of SimHash (the assignment's "hash value" table): one row per feature,
+one column per fingerprint bit.
 
 Either the first N rows and M columns of an ``hashvalue.txt``-format file ('1' -> +1, '0' -> -1),
 or a deterministic built-in table: bit j of row i is bit 63 of splitmix64(seed + i * 2 + j // 64)

@@ -29,8 +29,8 @@ import xxhash
 from .corpus import read_pages
 from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
-from .hashtable import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
-from .simhash import Fingerprinter
+from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
+from .simhash import SimHasher
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
 from .tokens import (BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_counts, tokenize, without_numbers,
                      word_counts)
@@ -123,12 +123,12 @@ class Scheme:
 
 
 @dataclass(frozen=True)
-class PageFingerprint:
+class PageFingerprints:
     """A page's fingerprints (None: no visible text), with what they were made from: content
     words, characters of content text, and whether they are exact hashes (a short page)."""
 
     fingerprint: int | None
-    words: int
+    word_count: int
     text_chars: int
     page: int | None = None
     exact: bool = False
@@ -138,7 +138,7 @@ class PageFingerprint:
         return None if self.fingerprint is None else format(self.fingerprint, f"0{(bits + 3) // 4}x")
 
 
-def same_page(a: PageFingerprint, b: PageFingerprint, scheme: "Scheme") -> bool:
+def same_page(a: PageFingerprints, b: PageFingerprints, scheme: "Scheme") -> bool:
     """The drop rule, as the stores apply it: content fingerprints within ``distance`` and
     whole-page fingerprints within ``page_distance`` (the stores find the candidates by the
     content fingerprint and check the page fingerprint of each)."""
@@ -173,7 +173,7 @@ class _Rows:
     """Each word's table row (-1: a stopword), so a word is looked up and hashed once, not on
     every page; bounded (started afresh when full) as a crawl meets ever more rare words."""
 
-    def __init__(self, fingerprinter: Fingerprinter, stopwords: frozenset[bytes]):
+    def __init__(self, fingerprinter: SimHasher, stopwords: frozenset[bytes]):
         self.fingerprinter, self.stopwords = fingerprinter, stopwords
         self._rows: dict[bytes, int] = {}
 
@@ -200,13 +200,13 @@ class PageFingerprinter:
         self.scheme = scheme
         self.stopwords = stopwords
         self.extractor = scheme.extractor or Extractor(scheme.extract)
-        self.fingerprinter = Fingerprinter(features, table)
+        self.fingerprinter = SimHasher(features, table)
         stop = stopword_bytes(stopwords)
         self._rows = _Rows(self.fingerprinter, stop)
         if scheme.page_scheme:
             self._page_rows = self._rows
         else:
-            page = Fingerprinter(HashedFeatures(PAGE_FEATURES), builtin_hashtable(PAGE_FEATURES, PAGE_BITS))
+            page = SimHasher(HashedFeatures(PAGE_FEATURES), builtin_hashtable(PAGE_FEATURES, PAGE_BITS))
             self._page_rows = _Rows(page, stop)
         self.identity: dict[str, str] = {
             "bits": str(scheme.bits),
@@ -241,19 +241,19 @@ class PageFingerprinter:
             return None, total
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
 
-    def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprint:
+    def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprints:
         """Content fingerprint of a page given as the count of each of its words (bytes,
         stopwords included or not), without a whole-page fingerprint; none when it has fewer
         than ``min_words`` content words."""
         fingerprint, words = self._simhash(self._rows, counts)
-        return PageFingerprint(fingerprint, words, text_chars)
+        return PageFingerprints(fingerprint, words, text_chars)
 
-    def of_words(self, words: list[str], text_chars: int) -> PageFingerprint:
+    def of_words(self, words: list[str], text_chars: int) -> PageFingerprints:
         """Content fingerprint of a page's words (as ``tokenize`` gives them; any other string is
         split into words as ``tokenize`` would)."""
         return self.of_counts(word_counts(" ".join(words)), text_chars)
 
-    def of_texts(self, texts: PageText) -> PageFingerprint:
+    def of_texts(self, texts: PageText) -> PageFingerprints:
         """Both fingerprints of a page's extracted text (see the module's docstring)."""
         content = texts.content
         tokens = token_counts(content)
@@ -262,13 +262,13 @@ class PageFingerprinter:
         words = word_counts(content) if self.scheme.corpus else without_numbers(tokens)
         fingerprint, n = self._simhash(self._rows, words)
         if fingerprint is not None:
-            return PageFingerprint(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))
+            return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))
         whole = " ".join(texts.whole.split())
         if not whole:
-            return PageFingerprint(None, 0, 0)
+            return PageFingerprints(None, 0, 0)
         exact = xxhash.xxh3_128_intdigest(whole.encode("utf-8", "replace"))
         bits = self.scheme.bits
-        return PageFingerprint(exact >> (128 - bits), n, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
+        return PageFingerprints(exact >> (128 - bits), n, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
 
     def _page_fingerprint(self, whole: str, content: Mapping[bytes, int]) -> int:
         """The whole-page fingerprint: every token of the ``whole`` text, those of the
@@ -281,14 +281,14 @@ class PageFingerprinter:
         return rows_of.fingerprinter.fingerprint_rows(
             np.concatenate((rows, c_rows)), np.concatenate((weights, (CONTENT_BOOST - 1) * c_weights)))
 
-    def of_text(self, text: str) -> PageFingerprint:
+    def of_text(self, text: str) -> PageFingerprints:
         """Fingerprints of plain text (``text/plain`` responses): the text is the whole page."""
         return self.of_texts(PageText(text, text))
 
-    def of_html(self, html: str) -> PageFingerprint:
+    def of_html(self, html: str) -> PageFingerprints:
         """Fingerprints of a decoded HTML document."""
         return self.of_texts(self.extractor.texts(html))
 
-    def of_html_bytes(self, body: bytes, content_type: str | None = None) -> PageFingerprint:
+    def of_html_bytes(self, body: bytes, content_type: str | None = None) -> PageFingerprints:
         """Fingerprints of an HTML body as downloaded."""
         return self.of_html(decode_html(body, content_type))
