@@ -1,10 +1,12 @@
 """A real, throwaway ``redis-server`` for the tests, and pytest fixtures around it.
 
 ``RedisServer(tmp_dir).start()`` runs ``redis-server --port N --save '' --appendonly no --dir tmp``
-on a free 127.0.0.1 port, waits until it answers PING and ``stop()``s (or ``kill()``s) it. Tests
+on a free 127.0.0.1 port, waits until it answers PING and ``stop()``s (or ``kill()``s) it;
+``RedisClusterNodes`` does the same for a 3-node cluster (``redis-cli --cluster create``). Tests
 import the fixtures::
 
     from redis_server import redis_server, redis_url, own_redis  # noqa: F401  (fixtures)
+    from redis_server import redis_cluster, cluster_url  # noqa: F401  (fixtures)
 
 They skip, saying why, when ``redis-server`` is not installed (``.ci/run`` installs it).
 """
@@ -30,6 +32,22 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000) is free too; at most 55535."""
+    import random
+
+    rng = random.Random()
+    while True:
+        port = rng.randrange(20000, 55535)
+        try:
+            for p in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+            return port
+        except OSError:
+            continue
 
 
 def _ping(port: int, timeout: float = 0.5) -> bool:
@@ -109,6 +127,146 @@ class RedisServer:
         self.stop()
 
 
+class RedisClusterNodes:
+    """A Redis Cluster of ``n`` primaries (no replicas) on loopback ports, each node a
+    ``redis-server --cluster-enabled yes`` with its config file in ``directory``; ``restart(i)``
+    stops node i and starts it again on its port (it rejoins from its config file)."""
+
+    def __init__(self, directory: Path, n: int = 3):
+        if not REDIS_SERVER:
+            raise RuntimeError(SKIP_REASON)
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.ports: list[int] = []
+        self.procs: list[subprocess.Popen | None] = []
+        self.n = n
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.ports[0]}"
+
+    def _launch(self, i: int) -> None:
+        port = self.ports[i]
+        self.procs[i] = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+             "--cluster-config-file", f"nodes-{port}.conf", "--cluster-node-timeout", "2000",
+             "--save", "", "--appendonly", "no", "--dir", str(self.directory),
+             "--logfile", str(self.directory / f"redis-{port}.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        )
+
+    def _wait_ping(self, i: int, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if _ping(self.ports[i]):
+                return
+            if self.procs[i].poll() is not None:
+                break
+            time.sleep(0.02)
+        raise RuntimeError(f"cluster node {self.ports[i]} did not start")
+
+    def cluster_ok(self) -> bool:
+        """Every node reports cluster_state:ok."""
+        import redis
+
+        for port in self.ports:
+            try:
+                with redis.Redis(port=port, socket_timeout=1) as client:
+                    if client.cluster("info")["cluster_state"] != "ok":
+                        return False
+            except (redis.RedisError, OSError, KeyError):
+                return False
+        return True
+
+    def wait_ok(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.cluster_ok():
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the cluster did not reach cluster_state:ok")
+
+    def start(self) -> "RedisClusterNodes":
+        self.ports = [free_cluster_port() for _ in range(self.n)]
+        self.procs = [None] * self.n
+        try:
+            for i in range(self.n):
+                self._launch(i)
+            for i in range(self.n):
+                self._wait_ping(i)
+        except BaseException:
+            self.stop()
+            raise
+        cli = shutil.which("redis-cli", path=os.path.dirname(REDIS_SERVER) + os.pathsep + os.environ.get("PATH", ""))
+        if not cli:
+            self.stop()
+            raise RuntimeError("redis-cli is not installed (it comes with redis-server)")
+        made = subprocess.run(
+            [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports), "--cluster-replicas", "0",
+             "--cluster-yes"], capture_output=True, text=True, timeout=60)
+        if made.returncode != 0:
+            self.stop()
+            raise RuntimeError(f"redis-cli --cluster create failed: {made.stdout[-500:]} {made.stderr[-500:]}")
+        self.wait_ok()
+        return self
+
+    def kill(self, i: int) -> None:
+        proc = self.procs[i]
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+
+    def restart(self, i: int, down_for: float = 0.0) -> None:
+        """Kill node i, wait ``down_for`` seconds, start it again; returns once the cluster is ok."""
+        self.kill(i)
+        time.sleep(down_for)
+        self._launch(i)
+        self._wait_ping(i)
+        self.wait_ok()
+
+    def flush(self) -> None:
+        import redis
+
+        for port in self.ports:
+            with redis.Redis(port=port) as client:
+                client.flushall()
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5)
+        self.procs = [None] * len(self.procs)
+
+    def __enter__(self) -> "RedisClusterNodes":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def node_clients(url: str) -> list:
+    """redis-py clients of every node behind a store URL: the server, or each cluster primary."""
+    import redis
+    from urllib.parse import urlsplit
+
+    if not url.startswith("redis+cluster://"):
+        return [redis.Redis.from_url(url)]
+    seed = urlsplit(url)
+    with redis.Redis(host=seed.hostname, port=seed.port) as client:
+        primaries = {(p[0].decode() or seed.hostname, int(p[1])) for _, _, p, *_ in client.execute_command("CLUSTER SLOTS")}
+    return [redis.Redis(host=host, port=port) for host, port in sorted(primaries)]
+
+
+def all_keys(url: str, pattern: str = "*") -> dict[bytes, object]:
+    """Every key matching ``pattern`` on every node, with the client of its node."""
+    return {key: client for client in node_clients(url) for key in client.scan_iter(match=pattern, count=1000)}
+
+
 def _require() -> None:
     if not REDIS_SERVER:
         pytest.skip(SKIP_REASON)
@@ -128,6 +286,23 @@ def redis_url(redis_server: RedisServer) -> str:
     """The session server's URL, emptied for this test."""
     redis_server.flush()
     return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisClusterNodes]:
+    """One 3-node cluster for the whole session."""
+    _require()
+    with RedisClusterNodes(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def cluster_url(redis_cluster: RedisClusterNodes) -> str:
+    """The session cluster's seed URL, every node emptied for this test."""
+    if not redis_cluster.cluster_ok():  # a test restarted a node: wait for it
+        redis_cluster.wait_ok()
+    redis_cluster.flush()
+    return redis_cluster.url
 
 
 @pytest.fixture

@@ -163,7 +163,7 @@ def check_identity(url: str, saved: Mapping[str, str], wanted: Mapping[str, str]
         # the block layout follows the expected size: say which setting picks it
         hint = (f" (the block layout follows {EXPECTED_SETTING}: the size the store was made for, "
                 "or migrate it: add_many of its entries() into a new store)"
-                if saved.get("index") != wanted.get("index") else "")
+                if any(saved.get(key) != wanted[key] for key in ("index", "buckets") if key in wanted) else "")
         raise ContentSeenError(
             f"store {url} was made with another fingerprint scheme: {'; '.join(diffs)}. "
             f"Use another CONTENTSEEN_STORE or the settings the store was made with{hint}."

@@ -1,46 +1,40 @@
-"""The shared store: one Redis database, used by any number of crawlers on any machines.
+"""The shared store on one Redis server, used by any number of crawlers on any machines.
 
 ``CONTENTSEEN_STORE = "redis://host:6379/0"`` (also ``rediss://`` for TLS and
 ``unix:///path/to/redis.sock?db=0``; redis-py's URL query options such as ``socket_timeout=``
 apply). Every key starts with the prefix (``CONTENTSEEN_REDIS_PREFIX``, default ``contentseen``),
 so projects sharing a server do not see each other's pages.
 
-Layout ``redis-v2`` (the SQLite layout, as Redis types; ``P`` is the prefix, ``HEX`` a
-fingerprint as fixed-width lower-case hex; an *entry* is the HEX, followed, when the store
-compares page fingerprints, by the page's 16 hex digits or 16 ``-`` when it has none -- stored
-entries are distinct, so an entry is also its id):
+The keys are those of :mod:`.redis_layout` (``redis-v3``), shared with the cluster store; meta
+in ``P:meta`` (the fingerprint scheme, ``index``, ``buckets``, ``layout``, ``page_distance``),
+written once by the first opener and checked on every open. Check-and-add is one Lua script
+(EVALSHA): it reads the query's buckets, computes Hamming distances in Lua, and returns the
+closest stored entry within the distances, or else appends the query to its buckets and writes
+its record. Redis runs a script alone, so two crawlers adding the same or near content at the
+same moment keep exactly one copy.
 
-``P:meta``          hash: the fingerprint scheme + ``index`` (``BlockPlan.description``) +
-                    ``layout`` + ``page_distance``; written once, by the first opener, and
-                    checked on every open.
-``P:b:<t>``         hash, one per block table ``t`` (the SQLite ``k<t>`` index): field = block
-                    key (decimal) of the HEX, value = every entry with that key, end to end.
-``P:fp``            hash entry -> ``"<unix time> <url>"`` of the page stored with it.
-
-The page fingerprint rides in the entry, so the script compares it on the candidates it has
-already read, without a round trip per candidate; the same HEX may be stored again with a page
-fingerprint that disagrees.
-
-Check-and-add is one Lua script (EVALSHA): it reads the query's T buckets, computes Hamming
-distances in Lua on 32-bit chunks, and returns the closest stored entry within the distances,
-or else appends the query to its buckets and records it in ``P:fp``. Redis runs a script alone,
-so two crawlers adding the same content at the same moment keep exactly one copy.
+:class:`RedisBackedStore` holds what both Redis stores share: options, the meta check, entry
+encoding, ``add_many``, ``entries`` and ``len``, over a transport of batches of commands.
 """
 
 from __future__ import annotations
 
+import abc
+import re
 import time
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
-from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..errors import ContentSeenError
-from ..blocks import BlockPlan
 from ..simhash import from_int
 from .base import (
-    PAGE_BITS, FingerprintStore, Match, StoreError, check_identity, page_argument, saved_scheme,
+    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, page_argument,
+    saved_scheme,
 )
+from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, RedisLayout
 
 try:  # optional dependency: pip install 'contentseen[redis]'
     import redis as _redis
@@ -49,7 +43,6 @@ try:  # optional dependency: pip install 'contentseen[redis]'
 except ImportError:  # pragma: no cover - exercised only without redis-py
     _redis = None
 
-LAYOUT = "redis-v2"
 DEFAULT_PREFIX = "contentseen"
 # A dead or stuck server must not hang the crawl: connect and reply timeouts (seconds). A URL
 # query (``?socket_timeout=1``) overrides them.
@@ -57,201 +50,64 @@ CONNECT_TIMEOUT_S = 3.0
 SOCKET_TIMEOUT_S = 5.0
 # A pooled connection idle this long is PINGed before use (servers drop idle clients).
 HEALTH_CHECK_S = 30
-# Entries per script call of add_many: one script blocks the server while it runs.
+# Entries per script call of add_many: one script blocks its server while it runs.
 ADD_MANY_BATCH = 2000
-_NO_PAGE = "-" * (PAGE_BITS // 4)
+# Commands per round trip of len() and entries()
+READ_BATCH = 1000
 
-# KEYS[1] = P:fp, KEYS[2..T+1] = P:b:<t>. ARGV[1] = "add" | "lookup", ARGV[2] = distance k,
-# ARGV[3] = query entry, ARGV[4] = "<time> <url>", ARGV[5] = page distance ("" when the store
-# ignores pages: entries are the HEX alone), ARGV[6..T+5] = the query's block keys.
-# Returns nil (no match; added when "add") or {HEX, distance, URL, page distance or -1}.
-# Redis Lua is 5.1: numbers are doubles and ``bit`` works on 32-bit signed integers, so a
-# fingerprint is compared as 8-hex-digit (32-bit) chunks, popcount by SWAR without multiply.
-CHECK_AND_ADD_LUA = r"""
-local band, bxor, rshift = bit.band, bit.bxor, bit.rshift
-local sub, byte, tonumber = string.sub, string.byte, tonumber
-local k, q, pk = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[5])
-local we = #q
-local w = pk and we - 16 or we
-local qc, first, last = {}, {}, {}
-for i = 1, w, 8 do
-  first[#first + 1], last[#last + 1] = i, math.min(i + 7, w)
-  qc[#qc + 1] = tonumber(sub(q, i, last[#last]), 16)
-end
-local nc = #qc
--- the query's page fingerprint as two chunks; nil when it has none ('-' is byte 45)
-local qp1, qp2
-if pk and byte(q, w + 1) ~= 45 then
-  qp1, qp2 = tonumber(sub(q, w + 1, w + 8), 16), tonumber(sub(q, w + 9, w + 16), 16)
-end
-
-local function popcount(x)
-  x = x - band(rshift(x, 1), 0x55555555)
-  x = band(x, 0x33333333) + band(rshift(x, 2), 0x33333333)
-  x = band(x + rshift(x, 4), 0x0F0F0F0F)
-  x = x + rshift(x, 8)
-  x = x + rshift(x, 16)
-  return band(x, 0x3F)
-end
-
--- distance of the page fingerprints of the query and entry m; -1 when either has none
-local function page_distance(m)
-  if not qp1 or byte(m, w + 1) == 45 then return -1 end
-  return popcount(bxor(qp1, tonumber(sub(m, w + 1, w + 8), 16)))
-    + popcount(bxor(qp2, tonumber(sub(m, w + 9, w + 16), 16)))
-end
-
-local function seen_at(entry)
-  return tonumber(string.match(redis.call('HGET', KEYS[1], entry) or '0', '^(%S+)'))
-end
-
-local best, bestd, bestt, bestp = nil, k + 1, nil, -1
-local buckets, visited = {}, {}
-for i = 2, #KEYS do
-  local bucket = redis.call('HGET', KEYS[i], ARGV[i + 4]) or ''
-  buckets[i] = bucket
-  for s = 1, #bucket, we do
-    local m = sub(bucket, s, s + we - 1)
-    if not visited[m] then
-      visited[m] = true
-      local d, j = 0, 1
-      while j <= nc and d <= bestd do
-        d = d + popcount(bxor(qc[j], tonumber(sub(m, first[j], last[j]), 16)))
-        j = j + 1
-      end
-      if d <= k and d <= bestd then
-        local pd = page_distance(m)
-        if pd <= (pk or 0) then  -- -1, a side without a page, always agrees
-          if d < bestd then
-            best, bestd, bestt, bestp = m, d, nil, pd
-          else
-            -- a tie: the entry stored first wins (then the smaller entry), as in SQLite
-            bestt = bestt or seen_at(best)
-            local t = seen_at(m)
-            if t < bestt or (t == bestt and m < best) then best, bestt, bestp = m, t, pd end
-          end
-        end
-      end
-    end
-  end
-end
-
-if best then
-  local record = redis.call('HGET', KEYS[1], best) or ''
-  return {sub(best, 1, w), bestd, string.match(record, '^%S+ (.*)$') or '', bestp}
-end
-if ARGV[1] == 'add' then
-  for i = 2, #KEYS do redis.call('HSET', KEYS[i], ARGV[i + 4], buckets[i] .. q) end
-  redis.call('HSET', KEYS[1], q, ARGV[4])
-end
-return false
-"""
-
-# KEYS as above. ARGV = (entry, "<time> <url>", its T block keys) for each entry to store; an
-# entry already stored is skipped, so entries stay distinct.
-ADD_MANY_LUA = r"""
-local T, step, i = #KEYS - 1, #KEYS + 1, 1
-while i <= #ARGV do
-  local entry = ARGV[i]
-  if redis.call('HSETNX', KEYS[1], entry, ARGV[i + 1]) == 1 then
-    for t = 1, T do
-      local key = ARGV[i + 1 + t]
-      redis.call('HSET', KEYS[t + 1], key, (redis.call('HGET', KEYS[t + 1], key) or '') .. entry)
-    end
-  end
-  i = i + step
-end
-return 0
-"""
-
-OPEN_LUA = r"""
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], unpack(ARGV))
-end
-return redis.call('HGETALL', KEYS[1])
-"""
-
-_USE_ERRORS: tuple[type[BaseException], ...] = ()
+USE_ERRORS: tuple[type[BaseException], ...] = ()
 if _redis is not None:
-    _USE_ERRORS = (_redis.ConnectionError, _redis.TimeoutError, _redis.ResponseError, OSError)
+    USE_ERRORS = (_redis.RedisError, OSError)
+
+# (route key, command): the key picks the server on a cluster
+Command = tuple[str, tuple]
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-class RedisStore(FingerprintStore):
-    """Fingerprints in Redis, shared by many crawlers; check-and-add is one atomic Lua script."""
+class RedisBackedStore(FingerprintStore):
+    """What the Redis stores share; subclasses connect (``_connect``), run batches of commands
+    (``_batch``), scan keys (``_scan``), check (``_check``) and bulk-load (``_load``)."""
 
-    OPTIONS = frozenset(("prefix",))
+    OPTIONS = frozenset(("prefix", "expected"))
 
     @classmethod
     def options_from_settings(cls, settings: Any) -> dict[str, Any]:
-        return {"prefix": settings.get("CONTENTSEEN_REDIS_PREFIX", DEFAULT_PREFIX)}
+        return {"prefix": settings.get("CONTENTSEEN_REDIS_PREFIX", DEFAULT_PREFIX),
+                "expected": expected_pages(settings)}
 
-    def __init__(
-        self,
-        url: str,
-        identity: Mapping[str, str],
-        bits: int,
-        distance: int,
-        prefix: str | None = DEFAULT_PREFIX,
-        *,
-        page_distance: int | None = None,
-    ):
+    def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int,
+                 prefix: str | None = DEFAULT_PREFIX, expected: int = DEFAULT_EXPECTED, *,
+                 page_distance: int | None = None):
         self.url = url
         if _redis is None:
-            raise ContentSeenError(
-                f"store {url}: the Redis store needs redis-py (pip install 'contentseen[redis]')"
-            )
+            raise ContentSeenError(f"store {url}: the Redis stores need redis-py (pip install 'contentseen[redis]')")
         prefix = DEFAULT_PREFIX if prefix is None else prefix
-        if not isinstance(prefix, str) or not prefix or any(c.isspace() for c in prefix):
-            raise ContentSeenError(f"CONTENTSEEN_REDIS_PREFIX: {prefix!r} must be a non-empty word")
+        # braces would change which part of a key names its cluster hash slot
+        if not isinstance(prefix, str) or not prefix or any(c.isspace() or c in "{}" for c in prefix):
+            raise ContentSeenError(f"CONTENTSEEN_REDIS_PREFIX: {prefix!r} must be a non-empty word without braces")
         self.prefix = prefix
         self.bits, self.distance, self.page_distance = bits, distance, page_distance
-        self.plan = BlockPlan(bits, distance)
-        self.identity = saved_scheme(identity, self.plan.description, LAYOUT, page_distance)
-        self._hex_width = (bits + 3) // 4
-        self._fp_key = f"{prefix}:fp"
-        self._keys = [self._fp_key] + [f"{prefix}:b:{t}" for t in range(self.plan.n_tables)]
+        self.plan = plan_for(bits, distance, expected)
+        self.layout = RedisLayout(prefix, self.plan, expected, page_distance is not None)
+        self.identity = saved_scheme({**identity, **self.layout.describe()}, self.plan.description, LAYOUT,
+                                     page_distance)
         self._meta_key = f"{prefix}:meta"
-        self._client = None
-        parts = urlsplit(url)
-        if parts.scheme.lower() in ("redis", "rediss") and parts.path.strip("/") and not parts.path.strip("/").isdigit():
-            raise ContentSeenError(
-                f"CONTENTSEEN_STORE: {url!r}: the database after the port must be a number (redis://host:port/0)"
-            )
+        self._open = False
+        self._connect()
+        self._open = True
+        scheme = [x for kv in sorted(self.identity.items()) for x in kv]
         try:
-            client = _redis.Redis.from_url(
-                url,
-                socket_connect_timeout=CONNECT_TIMEOUT_S,
-                socket_timeout=SOCKET_TIMEOUT_S,
-                health_check_interval=HEALTH_CHECK_S,
-                retry=Retry(NoBackoff(), 0),  # retried once by hand, see _run
-                decode_responses=True,
-            )
-        except (ValueError, TypeError) as exc:
-            raise ContentSeenError(
-                f"CONTENTSEEN_STORE: {url!r} is not a Redis URL "
-                f"(redis://host:port/db, rediss://..., unix:///path?db=N): {_one_line(exc)}"
-            ) from None
-        self._client = client
-        self._script = client.register_script(CHECK_AND_ADD_LUA)
-        self._add_script = client.register_script(ADD_MANY_LUA)
-        try:
-            saved = client.register_script(OPEN_LUA)(
-                keys=[self._meta_key],
-                args=[x for kv in sorted(self.identity.items()) for x in kv],
-            )
-        except _redis.ResponseError as exc:
+            saved = self._send([(self._meta_key, ("EVAL", OPEN_LUA, 1, self._meta_key, *scheme))])[0]
+        except USE_ERRORS as exc:
+            saved = exc
+        if isinstance(saved, Exception):
             self.close()
-            raise ContentSeenError(f"store {url}: cannot use key {self._meta_key} ({_one_line(exc)})") from None
-        except _USE_ERRORS as exc:
-            self.close()
-            raise ContentSeenError(f"store {url}: cannot connect to Redis ({_one_line(exc)})") from None
-        saved_map = dict(zip(saved[::2], saved[1::2]))
+            raise ContentSeenError(f"store {url}: cannot use key {self._meta_key} ({one_line(saved)})")
         try:
-            check_identity(self._describe(), saved_map, self.identity)
+            check_identity(self._describe(), _as_dict(saved), self.identity)
         except ContentSeenError:
             self.close()
             raise
@@ -259,23 +115,193 @@ class RedisStore(FingerprintStore):
     def _describe(self) -> str:
         return f"{self.url} (prefix {self.prefix})"
 
-    def _entry(self, fingerprint: int, page: int | None) -> str:
-        """The HEX of ``fingerprint``, then (when pages are compared) the page's or ``-``s."""
-        if self._client is None:
+    def _fail(self, what: str, exc: BaseException) -> StoreError:
+        return StoreError(f"store {self._describe()}: {what} failed ({one_line(exc)})")
+
+    # ---------------------------------------------------------------- the transport
+
+    @abc.abstractmethod
+    def _connect(self) -> None:
+        """Make the client(s); a bad URL or an unreachable server is a ContentSeenError."""
+
+    @abc.abstractmethod
+    def _send(self, commands: list[Command]) -> list:
+        """Run ``commands`` in as few round trips as can be; replies in order (an error reply
+        is returned as its exception); a lost connection raises."""
+
+    @abc.abstractmethod
+    def _scan(self, pattern: str) -> Iterator[bytes]:
+        """Every key that matches ``pattern``."""
+
+    def _batch(self, commands: list[Command], what: str = "meta") -> list:
+        """``_send``, every failure a StoreError."""
+        if not self._open:
+            raise StoreError(f"store {self._describe()}: used after close")
+        try:
+            replies = self._send(commands)
+        except USE_ERRORS as exc:
+            raise self._fail(what, exc) from None
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise self._fail(what, reply)
+        return replies
+
+    # ---------------------------------------------------------------- the store
+
+    def _entry(self, fingerprint: int, page: int | None) -> bytes:
+        if not self._open:
             raise StoreError(f"store {self._describe()}: used after close")
         if not 0 <= fingerprint < 1 << self.bits:
             raise ContentSeenError(f"fingerprint {fingerprint:#x} does not fit in {self.bits} bits")
-        entry = format(fingerprint, f"0{self._hex_width}x")
-        if self.page_distance is None:
-            return entry
-        page = page_argument(page, self.page_distance)
-        return entry + (_NO_PAGE if page is None else format(page, f"0{len(_NO_PAGE)}x"))
+        return self.layout.entry(fingerprint, page_argument(page, self.page_distance))
 
-    def _run(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
-        keys = self._keys
-        args = [mode, self.distance, self._entry(fingerprint, page), f"{time.time():.6f} {url}",
-                "" if self.page_distance is None else self.page_distance,
-                *(int(key) for key in self.plan.query_keys(fingerprint))]
+    @abc.abstractmethod
+    def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
+        """check_and_add ("add") or lookup ("lookup")."""
+
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+        return self._check("add", fingerprint, url, page)
+
+    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
+        return self._check("lookup", fingerprint, "", page)
+
+    def _match(self, fp_bytes: bytes, distance: int, url: bytes, page_distance: int) -> Match:
+        return Match(url=url.decode("utf-8", "surrogateescape"), fingerprint=int.from_bytes(fp_bytes, "big"),
+                     distance=int(distance), page_distance=int(page_distance) if int(page_distance) >= 0 else None)
+
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
+                 pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:
+        """Bulk-load fingerprints (with page fingerprints, times) without checking them (seeding
+        or migrating a store); an entry already stored is skipped. Runs as scripts of at most
+        ``ADD_MANY_BATCH`` entries each, so other crawlers are not held up for the whole load;
+        on error the batches before the failed one stay stored."""
+        check_batch(fingerprints, urls, pages, seen)
+        if not len(fingerprints):
+            return
+        now = time.time()
+        entries = [self._entry(fp, None if pages is None else pages[i]) for i, fp in enumerate(fingerprints)]
+        words = np.array([from_int(fp, self.bits) for fp in fingerprints], dtype=np.uint64)
+        keys = self.plan.keys(words.reshape(len(entries), self.plan.words)).tolist()
+        layout = self.layout
+        rows = [
+            (entry, layout.record(url, now if seen is None else seen[i]), layout.buckets(fp, keys[i]),
+             layout.record_key(fp), layout.counter_key(layout.tag0(fp)), fp)
+            for i, (entry, fp, url) in enumerate(zip(entries, fingerprints, urls))
+        ]
+        self._load(rows)
+
+    @abc.abstractmethod
+    def _load(self, rows: list[tuple]) -> None:
+        """Store rows of (entry, record, buckets, record key, counter key, fingerprint)."""
+
+    def _add_many_call(self, rows: Iterable[tuple], tables: Sequence[int], claim: bool) -> tuple[list, list]:
+        """KEYS and ARGV of one ADD_MANY script call for ``rows``' buckets of ``tables`` (and
+        their records when ``claim``)."""
+        keys, args = [], [len(tables), "1" if claim else "0", self.layout.entry_bytes]
+        for entry, record, buckets, record_key, counter_key, _ in rows:
+            keys += [buckets[t][0] for t in tables]
+            if claim:
+                keys += [record_key, counter_key]
+            args += [entry, record, *(buckets[t][1] for t in tables)]
+        return keys, args
+
+    def entries(self) -> Iterator[Entry]:
+        """Every record, by the time it was stored (then by entry). Reads all of them first, to
+        sort them: about 100 bytes of client memory per entry."""
+        pattern = _glob_escape(self.layout.record_prefix) + "*}:u.*"
+        keys = list(self._scan(pattern))
+        rows = []
+        for lo in range(0, len(keys), READ_BATCH):
+            part = keys[lo : lo + READ_BATCH]
+            for reply in self._batch([(key.decode(), ("HGETALL", key)) for key in part], "listing entries"):
+                rows += _as_dict(reply, decode=False).items()
+        rows.sort(key=lambda row: (row[1][:8], row[0]))
+        for entry, record in rows:
+            fingerprint, page = self.layout.decode_entry(entry)
+            seen, url = self.layout.decode_record(record)
+            yield Entry(fingerprint, page, url, seen)
+
+    def __len__(self) -> int:
+        keys = self.layout.counter_keys()
+        total = 0
+        for lo in range(0, len(keys), READ_BATCH):
+            replies = self._batch([(key, ("GET", key)) for key in keys[lo : lo + READ_BATCH]], "count")
+            total += sum(int(r) for r in replies if r is not None)
+        return total
+
+    def close(self) -> None:
+        self._open = False
+
+
+def _as_dict(reply: Any, decode: bool = True) -> dict:
+    """A HGETALL reply (a dict, or a flat list from a raw connection)."""
+    if not isinstance(reply, dict):
+        reply = dict(zip(reply[::2], reply[1::2]))
+    if decode:
+        return {_text(k): _text(v) for k, v in reply.items()}
+    return reply
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
+def client_options() -> dict[str, Any]:
+    """redis-py options of every connection the stores make."""
+    return dict(socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S,
+                health_check_interval=HEALTH_CHECK_S, retry=Retry(NoBackoff(), 0))  # retried by hand
+
+
+class RedisStore(RedisBackedStore):
+    """Fingerprints in one Redis server, shared by many crawlers; check-and-add is one atomic
+    Lua script."""
+
+    def _connect(self) -> None:
+        url = self.url
+        parts = urlsplit(url)
+        if parts.scheme.lower() in ("redis", "rediss") and parts.path.strip("/") and not parts.path.strip("/").isdigit():
+            raise ContentSeenError(
+                f"CONTENTSEEN_STORE: {url!r}: the database after the port must be a number (redis://host:port/0)"
+            )
+        try:
+            self._client = _redis.Redis.from_url(url, **client_options())
+        except (ValueError, TypeError) as exc:
+            raise ContentSeenError(
+                f"CONTENTSEEN_STORE: {url!r} is not a Redis URL "
+                f"(redis://host:port/db, rediss://..., unix:///path?db=N): {one_line(exc)}"
+            ) from None
+        self._script = self._client.register_script(CHECK_AND_ADD_LUA)
+        self._add_script = self._client.register_script(ADD_MANY_LUA)
+        try:
+            self._client.ping()
+        except USE_ERRORS as exc:
+            self._client.close()
+            raise ContentSeenError(f"store {url}: cannot connect to Redis ({one_line(exc)})") from None
+
+    def _send(self, commands: list[Command]) -> list:
+        pipe = self._client.pipeline(transaction=False)
+        for _, command in commands:
+            pipe.execute_command(*command)
+        return pipe.execute(raise_on_error=False)
+
+    def _scan(self, pattern: str) -> Iterator[bytes]:
+        try:
+            yield from self._client.scan_iter(match=pattern, count=READ_BATCH)
+        except USE_ERRORS as exc:
+            raise self._fail("listing entries", exc) from None
+
+    def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
+        layout = self.layout
+        entry = self._entry(fingerprint, page)
+        buckets = layout.buckets(fingerprint)
+        keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
+                                                 layout.counter_key(layout.tag0(fingerprint))]
+        args = layout.head(mode, self.distance, self.page_distance, entry, layout.record(url, time.time()))
+        args += [field for _, field in buckets]
         try:
             try:
                 reply = self._script(keys=keys, args=args)
@@ -286,53 +312,27 @@ class RedisStore(FingerprintStore):
                 # distance 0 then means "we added it", not "a duplicate".
                 reply = self._script(keys=keys, args=args)
                 retried = True
-        except _USE_ERRORS as exc:
-            what = "check-and-add" if mode == "add" else "lookup"
-            raise StoreError(f"store {self._describe()}: {what} failed ({_one_line(exc)})") from None
+        except USE_ERRORS as exc:
+            raise self._fail("check-and-add" if mode == "add" else "lookup", exc) from None
         if not reply:
             return None
-        hex_fp, d, match_url, page_d = reply
-        if retried and mode == "add" and int(d) == 0 and int(page_d) <= 0 and match_url == url:
+        fp_bytes, d, match_url, page_d = reply
+        if retried and mode == "add" and int(d) == 0 and int(page_d) <= 0 and match_url == url.encode():
             return None
-        return Match(url=match_url, fingerprint=int(hex_fp, 16), distance=int(d),
-                     page_distance=int(page_d) if int(page_d) >= 0 else None)
+        return self._match(fp_bytes, d, match_url, page_d)
 
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
-        return self._run("add", fingerprint, url, page)
-
-    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
-        return self._run("lookup", fingerprint, "", page)
-
-    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
-                 pages: Sequence[int | None] | None = None) -> None:
-        """Bulk-load fingerprints (and page fingerprints) without checking them (seeding or
-        migrating a store); an entry already stored is skipped. Runs as one script per
-        ``ADD_MANY_BATCH`` entries, so other crawlers are not held up for the whole load, and
-        on error the batches before the failed one stay stored."""
-        if len(fingerprints) != len(urls) or (pages is not None and len(pages) != len(urls)):
-            raise ValueError("add_many: fingerprints, urls and pages differ in length")
-        entries = [self._entry(fp, None if pages is None else pages[i]) for i, fp in enumerate(fingerprints)]
-        words = np.array([from_int(fp, self.bits) for fp in fingerprints], dtype=np.uint64)
-        keys = self.plan.keys(words.reshape(len(entries), self.plan.words)).tolist()
-        now = f"{time.time():.6f}"
-        for lo in range(0, len(entries), ADD_MANY_BATCH):
-            args = [x for i in range(lo, min(lo + ADD_MANY_BATCH, len(entries)))
-                    for x in (entries[i], f"{now} {urls[i]}", *keys[i])]
+    def _load(self, rows: list[tuple]) -> None:
+        tables = range(self.plan.n_tables)
+        for lo in range(0, len(rows), ADD_MANY_BATCH):
+            keys, args = self._add_many_call(rows[lo : lo + ADD_MANY_BATCH], tables, claim=True)
             try:
-                self._add_script(keys=self._keys, args=args)
-            except _USE_ERRORS as exc:
-                raise StoreError(f"store {self._describe()}: bulk add failed ({_one_line(exc)})") from None
-
-    def __len__(self) -> int:
-        if self._client is None:
-            raise StoreError(f"store {self._describe()}: used after close")
-        try:
-            return int(self._client.hlen(self._fp_key))
-        except _USE_ERRORS as exc:
-            raise StoreError(f"store {self._describe()}: count failed ({_one_line(exc)})") from None
+                self._add_script(keys=keys, args=args)
+            except USE_ERRORS as exc:
+                raise self._fail("bulk add", exc) from None
 
     def close(self) -> None:
-        client, self._client = self._client, None
+        super().close()
+        client, self._client = getattr(self, "_client", None), None
         if client is not None:
             try:
                 client.close()

@@ -16,6 +16,8 @@ STORES_BASE: dict[str, str] = {
     "redis": "contentseen.stores.redis.RedisStore",
     "rediss": "contentseen.stores.redis.RedisStore",
     "unix": "contentseen.stores.redis.RedisStore",
+    "redis+cluster": "contentseen.stores.redis_cluster.RedisClusterStore",
+    "rediss+cluster": "contentseen.stores.redis_cluster.RedisClusterStore",
     "memory": "contentseen.stores.memory.MemoryStore",
 }
 

@@ -1,0 +1,316 @@
+"""The ``redis-v3`` layout, shared by the single-server and the cluster Redis stores: key names,
+the binary encoding of entries and records, and the Lua scripts that read and write them.
+
+Terms (``P`` is the prefix; the plan is the store's :class:`contentseen.blocks.BlockPlan`):
+
+*entry*   a content fingerprint as ``ceil(bits/8)`` big-endian bytes; when the store compares
+          page fingerprints, then a flag byte (1: a page follows, 0: none) and 8 page bytes.
+*group*   table t belongs to group g, its first (most significant) block. Tables of a group share
+          a *tag*, the top ``min(width, 14)`` bits of block g, in braces in their key names: on
+          a Redis Cluster they live in one hash slot, so one script reads them all. A lookup
+          touches at most k+1 groups (the first block of a table is one of blocks 0..k).
+*bucket*  table t's key K (of w bits) is split: its top ``min(H, w)`` bits name a small hash
+          ``P:{g.tag}:t.hi``, the rest is a field there; the value is every entry with key K,
+          end to end. H, the *hash bits*, is chosen so that at the expected size a hash holds
+          about 64 fields: Redis keeps such a hash as a listpack (``hash-max-listpack-entries``
+          128), about 3 bytes of overhead per field instead of ~60 for a field of a big hash.
+*record*  ``P:{0.tag}:u.hi`` (group 0's slot; ``hi`` the top ``min(H, bits)`` bits of the
+          fingerprint): field = entry, value = 8-byte big-endian double (unix time) + URL.
+          ``P:{0.tag}:n`` counts the records of that tag (``len`` sums them).
+
+The layout depends on the plan (saved as ``index``) and H (saved as ``buckets``); both follow the
+expected size, and a store is refused under another.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Sequence
+
+from ..blocks import KEY_BITS, BlockPlan
+
+LAYOUT = "redis-v3"
+TAG_BITS = 14  # 16384 hash slots
+ENTRIES_PER_HASH = 64  # at the expected size; half of hash-max-listpack-entries
+MAX_RECORD_BITS = 40  # the scripts compute record keys in doubles
+
+
+def hash_bits(expected: int) -> int:
+    """H: bits of a table key that name its hash, for ``expected`` fingerprints."""
+    return max(0, math.ceil(math.log2(max(1.0, expected / ENTRIES_PER_HASH))))
+
+
+class RedisLayout:
+    """Key names and encodings of one store (see the module's docstring)."""
+
+    def __init__(self, prefix: str, plan: BlockPlan, expected: int, pages: bool):
+        self.prefix, self.plan, self.pages = prefix, plan, pages
+        self.hash_bits = hash_bits(expected)
+        self.fp_bytes = (plan.bits + 7) // 8
+        self.entry_bytes = self.fp_bytes + (9 if pages else 0)
+        self.tag_bits = [min(width, TAG_BITS) for width in plan.widths]
+        self.record_bits = min(plan.bits, self.hash_bits, MAX_RECORD_BITS)
+        # per table: its group, the table key's width, and how many of its bits stay in the field
+        self.table_group = [tables[0] for tables in plan.tables]
+        self._split = [min(width, KEY_BITS) - min(self.hash_bits, min(width, KEY_BITS))
+                       for width in plan.table_widths]
+        self.groups: dict[int, list[int]] = {}
+        for t, g in enumerate(self.table_group):
+            self.groups.setdefault(g, []).append(t)
+        self.record_prefix = f"{prefix}:{{0."  # a record key is this + tag + "}:u." + hi
+
+    def describe(self) -> dict[str, str]:
+        """What a store saves beside the plan: the hash bits."""
+        return {"buckets": str(self.hash_bits)}
+
+    # ---------------------------------------------------------------- encoding
+
+    def entry(self, fingerprint: int, page: int | None) -> bytes:
+        fp = fingerprint.to_bytes(self.fp_bytes, "big")
+        if not self.pages:
+            return fp
+        return fp + (b"\x00" * 9 if page is None else b"\x01" + page.to_bytes(8, "big"))
+
+    def decode_entry(self, entry: bytes) -> tuple[int, int | None]:
+        fingerprint = int.from_bytes(entry[: self.fp_bytes], "big")
+        if not self.pages or entry[self.fp_bytes] == 0:
+            return fingerprint, None
+        return fingerprint, int.from_bytes(entry[self.fp_bytes + 1 :], "big")
+
+    @staticmethod
+    def record(url: str, seen: float) -> bytes:
+        return struct.pack(">d", seen) + url.encode("utf-8", "surrogateescape")
+
+    @staticmethod
+    def decode_record(record: bytes) -> tuple[float, str]:
+        return struct.unpack(">d", record[:8])[0], record[8:].decode("utf-8", "surrogateescape")
+
+    # ---------------------------------------------------------------- keys
+
+    def tag(self, g: int, fingerprint: int) -> int:
+        s = self.tag_bits[g]
+        return (fingerprint >> (self.plan.los[g] + self.plan.widths[g] - s)) & ((1 << s) - 1)
+
+    def tag0(self, fingerprint: int) -> int:
+        return fingerprint >> (self.plan.bits - self.tag_bits[0])
+
+    def record_key(self, fingerprint: int) -> str:
+        hi = fingerprint >> (self.plan.bits - self.record_bits)
+        return f"{self.record_prefix}{self.tag0(fingerprint)}}}:u.{hi}"
+
+    def counter_key(self, tag0: int) -> str:
+        return f"{self.record_prefix}{tag0}}}:n"
+
+    def counter_keys(self) -> list[str]:
+        return [self.counter_key(tag) for tag in range(1 << self.tag_bits[0])]
+
+    def bucket(self, t: int, key: int, tag: int) -> tuple[str, int]:
+        """(hash name, field) of table ``t``'s key ``key``, its group's tag ``tag``."""
+        low = self._split[t]
+        return f"{self.prefix}:{{{self.table_group[t]}.{tag}}}:{t}.{key >> low}", key & ((1 << low) - 1)
+
+    def buckets(self, fingerprint: int, keys: Sequence[int] | None = None) -> list[tuple[str, int]]:
+        """(hash name, field) of every table, in table order."""
+        keys = self.plan.int_keys(fingerprint) if keys is None else keys
+        tags = {g: self.tag(g, fingerprint) for g in self.groups}
+        return [self.bucket(t, key, tags[self.table_group[t]]) for t, key in enumerate(keys)]
+
+    def head(self, mode: str, distance: int, page_distance: int | None, entry: bytes, record: bytes) -> list:
+        """The ARGV every check script starts with (see ``_PRELUDE``)."""
+        return [mode, distance, "" if page_distance is None else page_distance, entry, record,
+                self.fp_bytes, self.plan.bits, self.record_prefix, self.tag_bits[0], self.record_bits]
+
+
+# ARGV head of the check scripts: 1 mode ("add" | "lookup"), 2 distance k, 3 page distance ("":
+# pages off), 4 the query entry, 5 its record (time + URL), 6 fingerprint bytes F, 7 fingerprint
+# bits, 8 record key prefix, 9 tag bits of group 0, 10 record hash bits. Redis Lua is 5.1:
+# numbers are doubles and ``bit`` works on 32-bit integers, so entries are compared as 32-bit
+# chunks, popcount by SWAR without multiply.
+_PRELUDE = r"""
+local band, bxor, rshift = bit.band, bit.bxor, bit.rshift
+local byte, sub, floor, min = string.byte, string.sub, math.floor, math.min
+local k, pk, q = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local F, BITS, S0, R = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local E = #q
+
+local function popcount(x)
+  x = x - band(rshift(x, 1), 0x55555555)
+  x = band(x, 0x33333333) + band(rshift(x, 2), 0x33333333)
+  x = band(x + rshift(x, 4), 0x0F0F0F0F)
+  x = x + rshift(x, 8)
+  x = x + rshift(x, 16)
+  return band(x, 0x3F)
+end
+
+local function chunk(s, i, j)  -- bytes i..j (at most 4) of s as a number
+  if j - i == 3 then
+    local a, b, c, d = byte(s, i, j)
+    return ((a * 256 + b) * 256 + c) * 256 + d
+  end
+  local v = 0
+  for p = i, j do v = v * 256 + byte(s, p) end
+  return v
+end
+
+local starts, qc = {}, {}
+for i = 1, F, 4 do starts[#starts + 1] = i; qc[#qc + 1] = chunk(q, i, min(i + 3, F)) end
+local qp1, qp2
+if pk and byte(q, F + 1) == 1 then qp1, qp2 = chunk(q, F + 2, F + 5), chunk(q, F + 6, F + 9) end
+
+-- content and page distance (-1: a side without a page) of entry m when it matches, else nil
+local function near(m)
+  local d = 0
+  for j = 1, #qc do
+    local i = starts[j]
+    d = d + popcount(bxor(qc[j], chunk(m, i, min(i + 3, F))))
+    if d > k then return nil end
+  end
+  if not qp1 or byte(m, F + 1) ~= 1 then return d, -1 end
+  local pd = popcount(bxor(qp1, chunk(m, F + 2, F + 5))) + popcount(bxor(qp2, chunk(m, F + 6, F + 9)))
+  if pd > pk then return nil end
+  return d, pd
+end
+
+local function top(m, n)  -- the top n bits (n <= 40) of entry m's fingerprint
+  if n == 0 then return 0 end
+  local off = F * 8 - BITS
+  local first, last = floor(off / 8) + 1, floor((off + n - 1) / 8) + 1
+  local v = 0
+  for p = first, last do v = v * 256 + byte(m, p) end
+  return floor(v / 2 ^ ((last - first + 1) * 8 - off % 8 - n)) % 2 ^ n
+end
+
+local function record_key(m)
+  return ARGV[8] .. string.format('%d', top(m, S0)) .. '}:u.' .. string.format('%d', top(m, R))
+end
+"""
+
+# Appends entry ``v`` (E bytes) to a bucket unless it is there already (a racer stored the same).
+_APPEND = r"""
+local function append(key, field, v)
+  local bucket = redis.call('HGET', key, field)
+  if not bucket then redis.call('HSET', key, field, v); return end
+  for s = 1, #bucket, E do
+    if sub(bucket, s, s + E - 1) == v then return end
+  end
+  redis.call('HSET', key, field, bucket .. v)
+end
+"""
+
+# Single server. KEYS = the T buckets, the query's record key, its counter key; ARGV = the head,
+# then the T fields. Returns nil (no match; stored when "add") or {fingerprint bytes, distance,
+# URL, page distance or -1} of the closest match (ties: the one stored first, then the smaller
+# entry). Redis runs a script alone: the whole check-and-add is atomic.
+CHECK_AND_ADD_LUA = _PRELUDE + r"""
+local T = #KEYS - 2
+local best, bestd, bestp, bestrec = nil, k + 1, -1, nil
+local seen, buckets = {}, {}
+for i = 1, T do
+  local bucket = redis.call('HGET', KEYS[i], ARGV[10 + i])
+  buckets[i] = bucket
+  if bucket then
+    for s = 1, #bucket, E do
+      local m = sub(bucket, s, s + E - 1)
+      if not seen[m] then
+        seen[m] = true
+        local d, pd = near(m)
+        if d and d < bestd then
+          best, bestd, bestp, bestrec = m, d, pd, nil
+        elseif d and d == bestd then
+          bestrec = bestrec or redis.call('HGET', record_key(best), best) or ''
+          local rec = redis.call('HGET', record_key(m), m) or ''
+          local t, bt = sub(rec, 1, 8), sub(bestrec, 1, 8)
+          if t < bt or (t == bt and m < best) then best, bestp, bestrec = m, pd, rec end
+        end
+      end
+    end
+  end
+end
+if best then
+  local rec = bestrec or redis.call('HGET', record_key(best), best) or ''
+  return {sub(best, 1, F), bestd, sub(rec, 9), bestp}
+end
+if ARGV[1] == 'add' then
+  for i = 1, T do redis.call('HSET', KEYS[i], ARGV[10 + i], (buckets[i] or '') .. q) end
+  redis.call('HSET', KEYS[T + 1], q, ARGV[5])
+  redis.call('INCR', KEYS[T + 2])
+end
+return false
+"""
+
+# Cluster: one group's tables, all in one hash slot. KEYS = the group's buckets (then, for group
+# 0, the query's record key and counter key); ARGV = the head, "1" for group 0 else "0", the
+# fields. "lookup": every matching entry as {entry, distance, page distance, record} where the
+# record is read for group 0 (same slot; "" when missing) and 0 otherwise. "add": group 0 claims
+# the query's record (nil, or the record a racer stored with the identical entry first) and
+# every group appends the entry to its buckets unless it is there.
+GROUP_LUA = _PRELUDE + _APPEND + r"""
+local claim = ARGV[11] == '1'
+local n = claim and #KEYS - 2 or #KEYS
+if ARGV[1] == 'lookup' then
+  local out, seen = {}, {}
+  for i = 1, n do
+    local bucket = redis.call('HGET', KEYS[i], ARGV[11 + i])
+    if bucket then
+      for s = 1, #bucket, E do
+        local m = sub(bucket, s, s + E - 1)
+        if not seen[m] then
+          seen[m] = true
+          local d, pd = near(m)
+          if d then
+            local rec = 0
+            if claim then rec = redis.call('HGET', record_key(m), m) or '' end
+            out[#out + 1] = m
+            out[#out + 1] = d
+            out[#out + 1] = pd
+            out[#out + 1] = rec
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+if claim then
+  local rec = redis.call('HGET', KEYS[n + 1], q)
+  if rec then return rec end
+  redis.call('HSET', KEYS[n + 1], q, ARGV[5])
+  redis.call('INCR', KEYS[n + 2])
+end
+for i = 1, n do append(KEYS[i], ARGV[11 + i], q) end
+return false
+"""
+
+# Bulk load. ARGV = buckets per entry nb, "1" to claim records, entry width E, then per entry:
+# entry, record, nb fields. KEYS per entry: nb buckets (then its record key and counter key when
+# claiming). An entry whose record exists is skipped: entries stay distinct.
+ADD_MANY_LUA = r"""
+local sub = string.sub
+local nb, claim, E = tonumber(ARGV[1]), ARGV[2] == '1', tonumber(ARGV[3])
+""" + _APPEND + r"""
+local per_key = claim and nb + 2 or nb
+local a, kk = 4, 1
+while a <= #ARGV do
+  local entry = ARGV[a]
+  local fresh = true
+  if claim then
+    fresh = redis.call('HSETNX', KEYS[kk + nb], entry, ARGV[a + 1]) == 1
+    if fresh then redis.call('INCR', KEYS[kk + nb + 1]) end
+  end
+  if fresh then
+    for i = 1, nb do append(KEYS[kk + i - 1], ARGV[a + 1 + i], entry) end
+  end
+  a = a + nb + 2
+  kk = kk + per_key
+end
+return 0
+"""
+
+# KEYS[1] = P:meta; ARGV = the scheme as field, value, ...: written by the first opener.
+OPEN_LUA = r"""
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], unpack(ARGV))
+end
+return redis.call('HGETALL', KEYS[1])
+"""
