@@ -267,6 +267,11 @@ def all_keys(url: str, pattern: str = "*") -> dict[bytes, object]:
     return {key: client for client in node_clients(url) for key in client.scan_iter(match=pattern, count=1000)}
 
 
+def stored_count(url: str, prefix: str) -> int:
+    """Entries a Redis store under ``prefix`` holds, from its counters (no scheme needed)."""
+    return sum(int(client.get(key) or 0) for key, client in all_keys(url, f"{prefix}:{{0.*}}:n").items())
+
+
 def _require() -> None:
     if not REDIS_SERVER:
         pytest.skip(SKIP_REASON)

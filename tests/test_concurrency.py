@@ -1,7 +1,9 @@
 """Real ``scrapy crawl site`` processes at once over a site and its byte-identical mirror,
-sharing one store (Redis, then a SQLite file): every distinct page is kept exactly once across
-all of them. And Redis killed mid-crawl: ``keep`` finishes the crawl keeping pages, ``stop``
-closes the spider with reason ``contentseen_store_error``; neither prints a traceback."""
+sharing one store (Redis, a Redis Cluster, then a SQLite file): every distinct page is kept
+exactly once across all of them. And Redis killed mid-crawl: ``keep`` finishes the crawl keeping
+pages, ``stop`` closes the spider with reason ``contentseen_store_error``; neither prints a
+traceback. A cluster shard restarted mid-crawl: ``keep`` keeps going and stores again once the
+shard is back."""
 
 from __future__ import annotations
 
@@ -17,10 +19,13 @@ from urllib.parse import urlsplit
 import pytest
 
 from mirror_site import serve, site_pages
-from redis_server import own_redis, redis_server, redis_url  # noqa: F401  (fixtures)
+from redis_server import (  # noqa: F401  (fixtures)
+    cluster_url, own_redis, redis_cluster, redis_server, redis_url, stored_count,
+)
 
 N_ARTICLES = 20
 CRAWL_TIMEOUT_S = 60
+PREFIX = "contentseen:site"  # CONTENTSEEN_REDIS_PREFIX's default for the spider "site"
 
 
 def start_crawl(workdir: Path, start_urls: list[str], store: str, *settings: str) -> subprocess.Popen:
@@ -123,12 +128,12 @@ def check_each_page_kept_once(crawls: list[Crawl], pages: dict[str, bytes], toge
         assert sum(1 for crawl in crawls if crawl.items) >= 2, [len(c.items) for c in crawls]
 
 
-def test_crawls_sharing_redis_keep_each_page_once(tmp_path, pages, redis_url):
-    crawls, together = run_shared_crawls(tmp_path, pages, redis_url, 4)
+@pytest.mark.parametrize("backend", ["redis_url", "cluster_url"])
+def test_crawls_sharing_redis_keep_each_page_once(tmp_path, pages, request, backend):
+    url = request.getfixturevalue(backend)
+    crawls, together = run_shared_crawls(tmp_path, pages, url, 4)
     check_each_page_kept_once(crawls, pages, together)
-    import redis
-
-    assert redis.Redis.from_url(redis_url).hlen("contentseen:fp") == len(content_paths(pages))
+    assert stored_count(url, PREFIX) == len(content_paths(pages))
 
 
 def test_crawls_sharing_sqlite_keep_each_page_once(tmp_path, pages):
@@ -137,25 +142,27 @@ def test_crawls_sharing_sqlite_keep_each_page_once(tmp_path, pages):
     check_each_page_kept_once(crawls, pages, together)
 
 
-def crawl_and_kill_redis(tmp_path: Path, pages: dict[str, bytes], server, policy: str) -> tuple[Crawl, int]:
-    """One crawl of a slow site; the Redis server is killed once it holds 3 pages."""
-    import redis
-
-    client = redis.Redis.from_url(server.url)
-    with serve(pages, delay=0.25) as site:
-        proc = start_crawl(tmp_path / "crawl", [site.base_url + "/"], server.url,
+def crawl_and_break_store(tmp_path: Path, pages: dict[str, bytes], url: str, policy: str, kill,
+                          delay: float = 0.25) -> tuple[Crawl, int]:
+    """One crawl of a slow site; ``kill()`` breaks the store once it holds 3 pages."""
+    with serve(pages, delay=delay) as site:
+        proc = start_crawl(tmp_path / "crawl", [site.base_url + "/"], url,
                            f"CONTENTSEEN_ON_STORE_ERROR={policy}", "CONCURRENT_REQUESTS=1")
         deadline = time.monotonic() + 30
         stored = 0
         while stored < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-            stored = client.hlen("contentseen:fp")
-        client.close()
-        server.kill()
+            stored = stored_count(url, PREFIX)
+        kill()
         crawl = Crawl(proc, tmp_path / "crawl")
     assert stored >= 3, crawl.log[-3000:]
     crawl.check_clean()
     return crawl, stored
+
+
+def crawl_and_kill_redis(tmp_path: Path, pages: dict[str, bytes], server, policy: str) -> tuple[Crawl, int]:
+    """One crawl of a slow site; the Redis server is killed once it holds 3 pages."""
+    return crawl_and_break_store(tmp_path, pages, server.url, policy, server.kill)
 
 
 def test_redis_killed_mid_crawl_keep(tmp_path, pages, own_redis):
@@ -173,3 +180,14 @@ def test_redis_killed_mid_crawl_stop(tmp_path, pages, own_redis):
     assert crawl.count("contentseen/store_errors") >= 1
     assert "Spider closed (contentseen_store_error)" in crawl.log
     assert stored <= len(crawl.items) < len(content_paths(pages))
+
+
+def test_cluster_shard_restarted_mid_crawl_keep(tmp_path, pages, redis_cluster, cluster_url):
+    """A shard killed once 3 pages are stored and started again a second later: the pages met
+    meanwhile are kept and counted as store errors; then pages are stored again."""
+    crawl, stored = crawl_and_break_store(tmp_path, pages, cluster_url, "keep",
+                                          lambda: redis_cluster.restart(1, down_for=1.0), delay=0.4)
+    assert crawl.stat("finish_reason") == "finished"
+    assert crawl.count("contentseen/store_errors") > 0
+    assert set(paths(crawl.items)) == content_paths(pages)  # every page kept, the crawl went on
+    assert crawl.count("contentseen/stored") > stored  # stored again after the restart

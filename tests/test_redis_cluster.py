@@ -1,0 +1,90 @@
+"""The Redis Cluster store on a real 3-node cluster, beyond the contract it shares with the
+single server (test_redis_store.py): its URLs, identical content raced by processes (kept once),
+near copies raced (may both be kept: counted, not asserted), and a shard restarted under use."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from contentseen.errors import ContentSeenError
+from contentseen.stores import StoreError, open_store, store_class
+from contentseen.stores.redis_cluster import RedisClusterStore, seed_url
+from redis_server import cluster_url, free_cluster_port, redis_cluster, stored_count  # noqa: F401  (fixtures)
+from store_helpers import (
+    assert_one_kept_per_group, identity, near_groups, planted_page_workload, race_processes, shuffled_copies,
+    with_far_pages,
+)
+
+pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
+
+
+def test_cluster_urls():
+    assert store_class("redis+cluster://h:7000") is RedisClusterStore
+    assert store_class("REDISS+CLUSTER://h:7000") is RedisClusterStore
+    assert seed_url("redis+cluster://:pw@h:7000/0?socket_timeout=2") == "redis://:pw@h:7000?socket_timeout=2"
+    assert seed_url("rediss+cluster://h:7000") == "rediss://h:7000"
+    for bad in ("redis+cluster://h:7000/3", "redis+cluster:///x", "redis+cluster://h:port"):
+        with pytest.raises(ContentSeenError, match="CONTENTSEEN_STORE"):
+            open_store(bad, identity(64), 64, 3)
+
+
+def test_unreachable_cluster_is_a_clear_error():
+    url = f"redis+cluster://127.0.0.1:{free_cluster_port()}"
+    t0 = time.monotonic()
+    with pytest.raises(ContentSeenError) as err:
+        open_store(url, identity(64), 64, 3)
+    assert time.monotonic() - t0 < 5 and not isinstance(err.value, StoreError)
+    assert str(err.value).startswith(f"store {url}: cannot connect to the Redis Cluster")
+
+
+def test_racing_processes_keep_identical_content_once(cluster_url):
+    """Four crawlers check the same pages (identical content and page) at once: each kept once."""
+    ops = planted_page_workload(64, 3, 4, 300, seed=30)
+    ops = list(dict.fromkeys(ops))  # distinct (content, page) pairs
+    results = race_processes(cluster_url, 64, 3, shuffled_copies(ops, 4, seed=300), {"page_distance": 4})
+    kept = [op for result in results for op, was_kept in result if was_kept]
+    assert sorted(kept, key=str) == sorted(set(kept), key=str)  # 0 identical leaks
+    with open_store(cluster_url, identity(64), 64, 3, page_distance=4) as store:
+        assert len(store) == len(kept) == len(list(store.entries()))
+        for fp, page in ops:  # every op is kept or matches a kept one
+            assert store.lookup(fp, page) is not None
+
+
+def test_racing_near_copies_are_counted(cluster_url, capsys):
+    """Near (not identical) copies raced within a round trip may both be kept: how often, with
+    every process released at once on the same groups; identical ones never."""
+    groups = with_far_pages(near_groups(64, 3, 30, seed=31), 2, 4, seed=32)
+    ops = [op for group in groups for op in group]
+    results = race_processes(cluster_url, 64, 3, shuffled_copies(ops, 4, seed=301), {"page_distance": 4})
+    kept = [op for result in results for op, was_kept in result if was_kept]
+    assert len(kept) == len(set(kept))  # identical: never twice
+    group_of = {op: g for g, group in enumerate(groups) for op in group}
+    per_group = [0] * len(groups)
+    for op in kept:
+        per_group[group_of[op]] += 1
+    assert min(per_group) >= 1
+    with capsys.disabled():
+        print(f"\n  near copies raced by 4 processes: {sum(n > 1 for n in per_group)} of {len(groups)} groups "
+              f"kept more than once ({sum(per_group) - len(groups)} extra copies of {len(ops) * 4} checks)")
+
+
+def test_a_restarted_shard_is_survived(redis_cluster, cluster_url):
+    """While a shard is down every call that needs it raises StoreError (nothing else); once it
+    is back the store works again, with what the other shards kept."""
+    with open_store(cluster_url, identity(64), 64, 3, page_distance=4) as store:
+        assert store.check_and_add(1, "http://a", 5) is None
+        redis_cluster.kill(1)
+        t0 = time.monotonic()
+        for call in (lambda: store.check_and_add(1 << 50, "http://b", 6), lambda: store.lookup(7, 7),
+                     lambda: len(store), lambda: store.add_many([3 << 40], ["http://c"]),
+                     lambda: list(store.entries())):
+            with pytest.raises(StoreError, match=re.escape(f"store {cluster_url}")):
+                call()
+        assert time.monotonic() - t0 < 20
+        redis_cluster.restart(1)
+        assert store.check_and_add(2 << 60, "http://d", 8) is None
+        assert store.check_and_add(2 << 60, "http://e", 8).url == "http://d"
+        assert len(store) >= 1 and stored_count(cluster_url, "contentseen") == len(store)
