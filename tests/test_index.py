@@ -83,14 +83,65 @@ def test_plan_blocks_are_the_bit_string_in_order():
             assert back == v
 
 
+def test_plans_of_more_blocks():
+    plan = BlockPlan(64, 3, blocks=5)
+    assert plan.description == "blocks-v2:64/3:13,13,13,13,12:choose-2"
+    assert plan.n_tables == 10 and plan.tables[0] == (0, 1) and plan.tables[-1] == (3, 4)
+    assert plan.table_widths == (26, 26, 26, 25) + (26, 26, 25) + (26, 25) + (25,)
+    fp = 0x1234_5678_9ABC_DEF0
+    blocks = [(fp >> lo) & ((1 << w) - 1) for lo, w in zip(plan.los, plan.widths)]
+    want = [(blocks[a] << plan.widths[b]) | blocks[b] for a, b in plan.tables]
+    assert plan.int_keys(fp) == want == plan.query_keys(fp).tolist()
+    six = BlockPlan(64, 3, blocks=6)
+    assert six.description == "blocks-v2:64/3:11,11,11,11,10,10:choose-3" and six.n_tables == 20
+    assert BlockPlan(64, 3, blocks=4) == BlockPlan(64, 3)  # k+1 blocks: the plan of blocks-v1
+    assert BlockPlan(128, 0, blocks=3).description == "blocks-v1:128/0:128"  # k = 0: one table anyway
+
+
+@pytest.mark.parametrize("bits,k,blocks", [(64, 3, 3), (64, 3, 65), (10, 2, 11), (64, 8, 16), (64, 3, 2.0), (5, 5, 2)])
+def test_plan_rejects_bad_blocks(bits, k, blocks):
+    with pytest.raises(ContentSeenError):
+        BlockPlan(bits, k, blocks)
+
+
+def test_plan_for_follows_the_expected_size():
+    from contentseen.blocks import plan_for
+
+    want = [(1_000_000, 4), (3_000_000, 10), (100_000_000, 10), (2_000_000_000, 20), (10**10, 20)]
+    assert [(n, plan_for(64, 3, n).n_tables) for n, _ in want] == want
+    assert plan_for(64, 3, 100_000_000).candidates(100_000_000) < 25  # at most 100 wanted
+    assert plan_for(64, 3, 10**10).candidates(10**10) < 60
+    assert plan_for(128, 3).description == "blocks-v1:128/3:32,32,32,32"  # wide blocks already
+    assert plan_for(5, 5).n_tables == 1
+    for bad in (0, -5, 1.5, "1M", True):
+        with pytest.raises(ContentSeenError):
+            plan_for(64, 3, bad)
+
+
+@pytest.mark.parametrize("bits,k,blocks", [(64, 3, 5), (64, 3, 6), (128, 1, 4), (128, 3, 6), (100, 4, 7), (30, 2, 5)])
+def test_wide_plan_keys_match_query_keys(bits, k, blocks):
+    """Tables of several blocks, some wider than 62 bits (hashed): numpy and int paths agree."""
+    rng = random.Random(bits + blocks)
+    plan = BlockPlan(bits, k, blocks)
+    vals = [rng.getrandbits(bits) for _ in range(30)] + [0, (1 << bits) - 1]
+    keys = plan.keys(words_of(vals, bits))
+    assert keys.shape == (len(vals), plan.n_tables) and (keys >= 0).all() and (keys < 2**62).all()
+    for row, v in zip(keys.tolist(), vals):
+        assert plan.int_keys(v) == row == plan.query_keys(from_int(v, bits)).tolist()
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     bits=st.integers(1, 128),
     k=st.integers(0, 8),
+    extra=st.integers(0, 3),
     data=st.data(),
 )
-def test_plan_guarantee_pairs_within_k_share_a_key(bits, k, data):
-    plan = BlockPlan(bits, k)
+def test_plan_guarantee_pairs_within_k_share_a_key(bits, k, extra, data):
+    try:
+        plan = BlockPlan(bits, k, None if k >= bits else min(bits, k + 1 + extra))
+    except ContentSeenError:  # too many tables
+        return
     a = data.draw(st.integers(0, (1 << bits) - 1))
     d = data.draw(st.integers(0, min(k, bits)))
     positions = data.draw(st.lists(st.integers(0, bits - 1), min_size=d, max_size=d, unique=True))
@@ -176,13 +227,17 @@ BITS_K = [(bits, k) for bits in (16, 32, 64, 128) for k in range(5)] + [
     (1, 0), (1, 1), (7, 0), (7, 1), (7, 2), (7, 3), (100, 2), (100, 4), (64, 8), (128, 8), (20, 8)]
 
 
-@pytest.mark.parametrize("bits,k", BITS_K)
-def test_index_equals_brute_force_random_and_planted(bits, k):
+PLANS = [(64, 3, 5), (64, 3, 6), (128, 3, 6), (100, 4, 6), (30, 2, 5), (64, 1, 4)]
+
+
+@pytest.mark.parametrize("bits,k,blocks", [(bits, k, None) for bits, k in BITS_K] + PLANS)
+def test_index_equals_brute_force_random_and_planted(bits, k, blocks):
     rng = random.Random(bits * 31 + k)
     n = 3000
     vals = rand_values(rng, n, bits)
     ids = list(range(5, 5 + n))
-    index, ref = HammingIndex(bits, k), Reference(bits, k)
+    plan = None if blocks is None else BlockPlan(bits, k, blocks)
+    index, ref = HammingIndex(bits, k, plan=plan), Reference(bits, k)
     index.add(words_of(vals[:2500], bits), np.array(ids[:2500]))  # one segment
     ref.add(vals[:2500], ids[:2500])
     for v, i in zip(vals[2500:], ids[2500:]):  # the append buffer
@@ -325,6 +380,27 @@ def test_query_forms_and_errors():
         wide.add(np.array([[1 << 36, 0]], dtype=np.uint64), [1])
     wide.add_one((1 << 99) | 5, 1)
     assert wide.nearest(from_int((1 << 99) | 4, 100)) == (1, 1)
+
+
+@pytest.mark.parametrize("bits,k,blocks", PLANS)
+def test_interleaved_with_plans(bits, k, blocks):
+    rng = random.Random(blocks)
+    index, ref = HammingIndex(bits, k, buffer=16, plan=BlockPlan(bits, k, blocks)), Reference(bits, k)
+    pool = rand_values(rng, 200, bits)
+    for step in range(20):
+        vals = [near(rng, rng.choice(pool), bits, rng.randint(0, k + 1)) for _ in range(rng.choice([1, 30, 150]))]
+        ids = list(range(step * 1000, step * 1000 + len(vals)))
+        index.add(words_of(vals, bits), np.array(ids))
+        ref.add(vals, ids)
+        if step % 4 == 3:
+            gone = rng.sample(ref.ids, 20)
+            assert index.remove(gone) == ref.remove(gone)
+            assert_same(index, ref, planted_queries(rng, pool, bits, k, 8))
+
+
+def test_index_refuses_a_plan_of_other_bits():
+    with pytest.raises(ContentSeenError):
+        HammingIndex(64, 3, plan=BlockPlan(64, 2, 4))
 
 
 def test_memory_per_fingerprint_at_one_million():

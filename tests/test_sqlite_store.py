@@ -386,3 +386,58 @@ def test_add_many_bulk_loads_and_is_found(tmp_path):
         assert (m.url, m.fingerprint, m.distance) == ("http://h/1234", fps[1234], 2)
         assert store.check_and_add(fps[99], "http://other/") is not None
         assert len(store) == 2000
+
+
+# ------------------------------------------------------------------ layouts, migration
+
+
+@pytest.mark.parametrize("expected,tables", [(100_000, 4), (10_000_000, 10), (10**10, 20)])
+def test_expected_size_picks_the_layout(tmp_path, expected, tables):
+    ops = planted_page_workload(64, 3, 4, 600, seed=expected % 97)
+    url = url_of(tmp_path / "fp.sqlite")
+    with open_store(url, identity(64), 64, 3, page_distance=4, expected=expected) as store:
+        assert store.plan.n_tables == tables and len(store._k) == tables
+        check_against_brute_force(store, ops, 3, 4)
+
+
+def test_a_store_is_refused_under_another_layout(tmp_path):
+    url = url_of(tmp_path / "fp.sqlite")
+    open_store(url, identity(64), 64, 3, expected=1_000_000).close()
+    with pytest.raises(ContentSeenError) as err:
+        store_at(url)  # the default, 100M: another block layout
+    msg = str(err.value)
+    assert "index blocks-v1:64/3:16,16,16,16 (store) vs blocks-v2:64/3:13,13,13,13,12:choose-2 (this crawl)" in msg
+    assert "CONTENTSEEN_EXPECTED_PAGES" in msg and "\n" not in msg
+    with open_store(url, identity(64), 64, 3, expected=2_000_000) as store:  # the same plan: fine
+        assert len(store) == 0
+
+
+def test_expected_pages_setting():
+    from scrapy.settings import Settings
+
+    assert SQLiteStore.options_from_settings(Settings()) == {"expected": 100_000_000}
+    assert SQLiteStore.options_from_settings(Settings({"CONTENTSEEN_EXPECTED_PAGES": "5000000"})) == {
+        "expected": 5_000_000}
+    for bad in ("lots", 0, -3, 1.5, "1e9"):
+        with pytest.raises(ContentSeenError, match="CONTENTSEEN_EXPECTED_PAGES"):
+            SQLiteStore.options_from_settings(Settings({"CONTENTSEEN_EXPECTED_PAGES": bad}))
+
+
+def test_entries_migrate_a_store_to_another_layout(tmp_path):
+    """entries() in insertion order, add_many of them into a store of another layout: the same
+    entries, times included, and the same answers."""
+    ops = planted_page_workload(64, 3, 4, 700, seed=40)
+    old_url, new_url = url_of(tmp_path / "old.sqlite"), url_of(tmp_path / "new.sqlite")
+    with open_store(old_url, identity(64), 64, 3, page_distance=4, expected=1000) as old, \
+            open_store(new_url, identity(64), 64, 3, page_distance=4, expected=10**10) as new:
+        for i, (fp, page) in enumerate(ops):
+            old.check_and_add(fp, f"http://o/{i}", page)
+        entries = list(old.entries())
+        assert len(entries) == len(old) and [e.url for e in entries] == sorted(
+            (e.url for e in entries), key=lambda u: int(u.rsplit("/", 1)[1]))
+        assert entries[0].fingerprint == ops[0][0] and entries[0].page == ops[0][1]
+        assert new.plan != old.plan
+        new.add_many(*zip(*[(e.fingerprint, e.url, e.page, e.seen) for e in entries]))
+        assert list(new.entries()) == entries
+        for fp, page in planted_page_workload(64, 3, 4, 300, seed=41):
+            assert new.lookup(fp, page) == old.lookup(fp, page)
