@@ -20,7 +20,7 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain",)
 REVISITS = ("drop", "follow")
 
-Outcome = Literal["kept", "dropped", "refetched", "revisited", "skipped", "store_error"]
+Outcome = Literal["kept", "dropped", "refetched", "revisited", "skipped", "store_error", "check"]
 
 
 def media_type(content_type: str | None) -> str:
@@ -57,8 +57,9 @@ class Engine:
         decoded = decode_html(body, content_type)
         return self.pages.of_text(decoded) if ctype in TEXT_TYPES else self.pages.of_html(decoded)
 
-    def decide(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
-        """The decision for one downloaded page; stores its fingerprints when it is kept."""
+    def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
+        """Everything before the store: a ``skipped`` decision, or ``page`` set and ``outcome``
+        ``"check"`` (internal: the store is to be asked, with ``judge``)."""
         if not 200 <= status < 300:
             return Decision("skipped", reason="status")
         if isinstance(content_type, bytes):
@@ -72,12 +73,25 @@ class Engine:
             return Decision("skipped", reason=f"error: {type(exc).__name__}: {exc}"[:300])
         if page.fingerprint is None:
             return Decision("skipped", page, reason="empty")
-        try:
-            match = self.store.check_and_add(page.fingerprint, url, page=page.page)
-        except StoreError as exc:
-            return Decision("store_error", page, reason=str(exc))
+        return Decision("check", page)
+
+    def judge(self, url: str, page: PageFingerprints, match: Match | None) -> Decision:
+        """The decision for a page once the store answered ``match``."""
         if match is None:
             return Decision("kept", page)
         if match.url == url:  # the same URL fetched again (a start URL also linked, a resumed job)
             return Decision("revisited" if self.revisits == "follow" else "refetched", page, match)
         return Decision("dropped", page, match)
+
+    def decide(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
+        """The decision for one downloaded page, asking the store in this thread; stores its
+        fingerprints when it is kept."""
+        decision = self.prepare(url, status, content_type, body)
+        if decision.outcome != "check":
+            return decision
+        page = decision.page
+        try:
+            match = self.store.check_and_add(page.fingerprint, url, page=page.page)
+        except StoreError as exc:
+            return Decision("store_error", page, reason=str(exc))
+        return self.judge(url, page, match)

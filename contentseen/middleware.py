@@ -33,7 +33,9 @@ from .engine import REVISITS, Engine
 from .errors import ContentSeenError, report_startup_error
 from .signals import page_decided
 from .fingerprints import Scheme
-from .stores import display_url, open_store_from_settings
+from .engine import Decision
+from .stores import StoreError, display_url, open_store_from_settings
+from .stores.worker import StoreWorker
 from .text import Extractor
 
 if TYPE_CHECKING:
@@ -88,6 +90,17 @@ def _extractor(settings: BaseSettings) -> Extractor | None:
     return cls(settings.get("CONTENTSEEN_EXTRACT", Scheme.extract))
 
 
+def _seconds(settings: BaseSettings, name: str, default: float) -> float:
+    """A CONTENTSEEN_* duration in seconds, 0.1..3600."""
+    try:
+        value = settings.getfloat(name, default)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not 0.1 <= value <= 3600:
+        raise ContentSeenError(f"{name}: {settings.get(name)!r} is not a number of seconds in 0.1..3600")
+    return value
+
+
 def store_location(settings: BaseSettings, spider: str) -> tuple[str, BaseSettings]:
     """The store URL for ``spider``, and the settings with ``%(spider)s`` filled in
     (``CONTENTSEEN_STORE``, ``CONTENTSEEN_REDIS_PREFIX``).
@@ -133,10 +146,11 @@ class ContentSeenMiddleware:
     within ``CONTENTSEEN_DISTANCE`` (and its whole text within ``CONTENTSEEN_PAGE_DISTANCE``),
     else store its fingerprints and let it through. A shell over ``contentseen.engine.Engine``."""
 
-    def __init__(self, crawler: Crawler, engine: Engine, on_store_error: str = "keep"):
+    def __init__(self, crawler: Crawler, engine: Engine, worker: StoreWorker, on_store_error: str = "keep"):
         self.crawler = crawler
         self.stats = crawler.stats
         self.engine = engine
+        self.worker = worker
         self.on_store_error = on_store_error
         self.bits = engine.pages.scheme.bits
         self._closing = False
@@ -167,26 +181,46 @@ class ContentSeenMiddleware:
         scheme = pages.scheme
         spider = crawler.spider.name if crawler.spider is not None else "default"
         url, settings = store_location(settings, spider)
-        store = open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
-                                         scheme.page_distance)
-        mw = cls(crawler, Engine(pages, store, revisits), on_error)
+        worker = StoreWorker(
+            lambda: open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
+                                             scheme.page_distance),
+            timeout=_seconds(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0),
+            failures=3, cooldown=_seconds(settings, "CONTENTSEEN_STORE_COOLDOWN", 10.0),
+        )
+        mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         logger.info("ContentSeen: store %s, %d bits, distance %d, page distance %d, extract %s",
                     display_url(url), scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        self.engine.store.close()
+        self.close()
 
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        # The middleware's own cost, so users can see its share of their crawl.
+    def close(self) -> None:
+        """Close the store (in its own thread)."""
+        self.worker.close()
+
+    async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        # The middleware's own cost, so users can see its share of their crawl (the store's
+        # answer included, awaited off the reactor thread).
         started = time.perf_counter()
         try:
-            return self._decide(request, response)
+            return await self._decide(request, response)
         finally:
             self.stats.inc_value("contentseen/seconds", time.perf_counter() - started, start=0.0)
 
-    def _decide(self, request: Request, response: Response) -> Response:
+    async def _check(self, url: str, decision: Decision) -> Decision:
+        """The store's answer for a prepared page, asked in the store's thread."""
+        page = decision.page
+        if self._closing:  # CONTENTSEEN_ON_STORE_ERROR=stop: nothing checked any more
+            return Decision("store_error", page, reason="the spider is closing after a store error")
+        try:
+            match = await self.worker.call(self.engine.store.check_and_add, page.fingerprint, url, page=page.page)
+        except StoreError as exc:
+            return Decision("store_error", page, reason=str(exc))
+        return self.engine.judge(url, page, match)
+
+    async def _decide(self, request: Request, response: Response) -> Response:
         # A spider that copies response.meta into the requests it makes would pass on this
         # page's mark ("unchanged" above all) to pages never checked.
         request.meta.pop("contentseen", None)
@@ -201,7 +235,9 @@ class ContentSeenMiddleware:
         if not isinstance(response, TextResponse):  # Scrapy found no text in it
             self.stats.inc_value("contentseen/skipped/type")
             return response
-        decision = self.engine.decide(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
+        decision = self.engine.prepare(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
+        if decision.outcome == "check":
+            decision = await self._check(response.url, decision)
         self.crawler.signals.send_catch_log(page_decided, request=request, response=response, decision=decision,
                                             spider=self.crawler.spider)
         page = decision.page
@@ -251,10 +287,13 @@ class ContentSeenMiddleware:
     def _store_failed(self, error: str, response: Response) -> Response:
         self.stats.inc_value("contentseen/store_errors")
         if self.on_store_error == "stop":
-            logger.error("ContentSeen: %s; closing the spider (CONTENTSEEN_ON_STORE_ERROR=stop)", error)
-            self._close_spider("contentseen_store_error")
-        else:
-            logger.error("ContentSeen: %s; keeping %s (CONTENTSEEN_ON_STORE_ERROR=keep)", error, response.url)
+            # No page goes on unchecked: this one and those still in flight are left for the
+            # next crawl to fetch again.
+            if not self._closing:
+                logger.error("ContentSeen: %s; closing the spider (CONTENTSEEN_ON_STORE_ERROR=stop)", error)
+                self._close_spider("contentseen_store_error")
+            raise IgnoreRequest(f"not checked: {error}")
+        logger.error("ContentSeen: %s; keeping %s (CONTENTSEEN_ON_STORE_ERROR=keep)", error, response.url)
         return response
 
     def _close_spider(self, reason: str) -> None:

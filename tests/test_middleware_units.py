@@ -83,7 +83,7 @@ def _process(mw: ContentSeenMiddleware, url: str, page: ds.Page) -> str:
     request = Request(url)
     response = cls(url, body=page.body, headers=headers, request=request)  # already decompressed
     try:
-        mw.process_response(request, response)
+        asyncio.run(mw.process_response(request, response))
     except IgnoreRequest:
         return "dropped"
     seen = request.meta.get("contentseen")
@@ -109,7 +109,7 @@ def test_middleware_on_the_demo_site(tmp_path):
         stats = crawler.stats.get_stats()
         assert stats["contentseen/stored"] == len(ds.html_paths(SITE_A)) + len(ds.DIFFERENT_PATHS)
     finally:
-        mw.engine.store.close()
+        mw.close()
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +184,7 @@ def test_revisits_follow_starts_with_the_spider_middleware(tmp_path, key):
     try:
         assert mw.engine.revisits == "follow"
     finally:
-        mw.engine.store.close()
+        mw.close()
 
 
 def test_a_mark_copied_into_a_child_request_is_not_taken_for_the_childs(tmp_path):
@@ -194,10 +194,10 @@ def test_a_mark_copied_into_a_child_request_is_not_taken_for_the_childs(tmp_path
     try:
         child = Request("http://a.test/data.json", meta={"contentseen": {"fingerprint": "ab", "unchanged": 0}})
         response = TextResponse(child.url, body=b'{"a": 1}', headers={"Content-Type": "application/json"}, request=child)
-        assert mw.process_response(child, response) is response  # skipped: not a page
+        assert asyncio.run(mw.process_response(child, response)) is response  # skipped: not a page
         assert "contentseen" not in child.meta
     finally:
-        mw.engine.store.close()
+        mw.close()
 
 
 def test_only_the_reported_exception_is_kept_out_of_the_asyncio_log(tmp_path, caplog):
@@ -233,13 +233,13 @@ def test_a_page_that_cannot_be_fingerprinted_goes_on_unchecked(tmp_path, caplog)
             request = Request(url)
             response = HtmlResponse(url, body=body, headers={"Content-Type": "text/html"}, request=request)
             with caplog.at_level(logging.WARNING, logger="contentseen.middleware"):
-                assert mw.process_response(request, response) is response
+                assert asyncio.run(mw.process_response(request, response)) is response
         ok = Request("http://a.test/ok.html")
         page = HtmlResponse(ok.url, body=b"<html><body><p>An ordinary page with words enough to judge it.</p></body></html>",
                             headers={"Content-Type": "text/html"}, request=ok)
-        assert mw.process_response(ok, page) is page and ok.meta["contentseen"]["fingerprint"]
+        assert asyncio.run(mw.process_response(ok, page)) is page and ok.meta["contentseen"]["fingerprint"]
     finally:
-        mw.engine.store.close()
+        mw.close()
     stats = crawler.stats.get_stats()
     assert stats["contentseen/skipped/error"] == 2 and stats["contentseen/stored"] == 1
     lines = [r.getMessage() for r in caplog.records if "cannot fingerprint" in r.getMessage()]

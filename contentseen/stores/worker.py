@@ -1,0 +1,101 @@
+"""A store served from a thread of its own, so that Scrapy's reactor thread never waits on it.
+
+``StoreWorker`` opens the store in that thread and runs every call of it there (a SQLite
+connection stays in the thread that made it); the caller awaits the result with a time limit.
+A *circuit breaker* guards the crawl against a store that hangs or fails: after
+``failures`` failed or late calls in a row the store is not called at all for ``cooldown``
+seconds (each call fails at once with ``StoreError``), then one call probes it again; a success
+closes the circuit. A frozen Redis then costs the crawl a few seconds, not a reply timeout for
+every page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from typing import Any, Callable, TypeVar
+
+from .base import FingerprintStore, StoreError
+from .registry import display_url
+
+T = TypeVar("T")
+
+
+class StoreWorker:
+    """One store, one thread, a time limit per call and a circuit breaker (see the module)."""
+
+    def __init__(self, opener: Callable[[], FingerprintStore], *, timeout: float = 5.0,
+                 failures: int = 3, cooldown: float = 10.0):
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="contentseen-store")
+        self.timeout, self.failures, self.cooldown = timeout, failures, cooldown
+        self._failed = 0
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+        try:
+            self.store: FingerprintStore = self._pool.submit(opener).result()
+        except BaseException:
+            self._pool.shutdown(wait=False)
+            raise
+        self.url = display_url(self.store.url)
+
+    @property
+    def circuit_open(self) -> bool:
+        """Whether calls are being skipped (the store failed ``failures`` times in a row)."""
+        return time.monotonic() < self._open_until
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` (a method of the store) in the store's thread, awaited at most
+        ``timeout`` seconds; ``StoreError`` when it fails, is late, or the circuit is open."""
+        if self.circuit_open:
+            raise StoreError(f"store {self.url}: skipped for {self._open_until - time.monotonic():.0f} s more "
+                             f"after {self.failures} failures in a row")
+        future = self._pool.submit(fn, *args, **kwargs)
+        try:
+            result = await _wait(future, self.timeout)
+        except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
+            self._failure()
+            raise StoreError(f"store {self.url}: no answer within {self.timeout:g} s") from None
+        except StoreError:
+            self._failure()
+            raise
+        except Exception as exc:  # a store must raise StoreError; anything else is a failure too
+            self._failure()
+            raise StoreError(f"store {self.url}: {type(exc).__name__}: {exc}") from None
+        with self._lock:
+            self._failed = 0
+        return result
+
+    def call_now(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn`` in the store's thread, waited for here (start-up and shutdown only)."""
+        return self._pool.submit(fn, *args, **kwargs).result(timeout=self.timeout * 4)
+
+    def _failure(self) -> None:
+        with self._lock:
+            self._failed += 1
+            if self._failed >= self.failures:
+                self._open_until = time.monotonic() + self.cooldown
+                self._failed = self.failures - 1  # after the cooldown, one more failure reopens it
+
+    def close(self) -> None:
+        """Close the store in its thread (waiting a while for a call in progress), then the thread."""
+        try:
+            self.call_now(self.store.close)
+        except Exception:  # a hung or broken store: the crawl still ends
+            pass
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def _wait(future: concurrent.futures.Future, timeout: float) -> Any:
+    """The future's result, awaited in asyncio (Scrapy's default reactor) or in Twisted."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        from twisted.internet import threads
+        from scrapy.utils.defer import maybe_deferred_to_future
+
+        d = threads.deferToThread(future.result, timeout)
+        return await maybe_deferred_to_future(d)
+    return await asyncio.wait_for(asyncio.wrap_future(future), timeout)

@@ -1,0 +1,59 @@
+"""The reactor never waits on the store: a real ``redis-server`` frozen with SIGSTOP mid-crawl
+costs a real ``scrapy crawl`` seconds, not a reply timeout for every page, and no page is lost
+(``CONTENTSEEN_ON_STORE_ERROR=keep``: pages go on unchecked while the store is out)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+import pytest
+from crawl_process import run_crawl
+from redis_server import REDIS_SERVER, SKIP_REASON, RedisServer
+from sites import Crawl, generated_site, host, path_of
+
+pytestmark = pytest.mark.skipif(not REDIS_SERVER, reason=SKIP_REASON)
+
+PAGES = 300  # at 0.08 s a page, the crawl outlasts the freeze
+FREEZE_AFTER_S = 4.0
+FREEZE_FOR_S = 20.0
+SETTINGS = ("CONCURRENT_REQUESTS=1", "CONTENTSEEN_STORE_TIMEOUT=1", "CONTENTSEEN_STORE_COOLDOWN=3")
+
+
+def _crawl(site, url: str, workdir, name: str, freeze: RedisServer | None = None) -> Crawl:
+    with host(site, delay=0.08) as h:
+        starts = [h.u(f"/p/{i}.html") for i in range(PAGES)]
+        timers = []
+        if freeze is not None:
+            timers = [threading.Timer(FREEZE_AFTER_S, freeze.proc.send_signal, (signal.SIGSTOP,)),
+                      threading.Timer(FREEZE_AFTER_S + FREEZE_FOR_S, freeze.proc.send_signal, (signal.SIGCONT,))]
+            for t in timers:
+                t.start()
+        try:
+            return Crawl(run_crawl(starts, workdir, url, SETTINGS, name=name, timeout=120))
+        finally:
+            for t in timers:
+                t.join()
+
+
+def test_a_frozen_redis_costs_seconds_not_minutes(tmp_path):
+    site = generated_site(PAGES)
+    with RedisServer(tmp_path / "redis-a") as calm:
+        steady = _crawl(site, calm.url, tmp_path / "steady", "steady")
+    with RedisServer(tmp_path / "redis-b") as frozen:
+        hit = _crawl(site, frozen.url, tmp_path / "frozen", "frozen", freeze=frozen)
+    for c in (steady, hit):
+        assert c.returncode == 0, c.log[-3000:]
+        pages = sorted(p for p in map(path_of, c.item_urls()) if p.startswith("/p/"))
+        assert pages == sorted(f"/p/{i}.html" for i in range(PAGES))  # every page delivered
+    assert steady.stats.get("contentseen/store_errors", 0) == 0
+    errors = hit.stats["contentseen/store_errors"]
+    assert 3 <= errors < PAGES  # the pages that met the frozen store, kept unchecked
+    assert hit.stats["contentseen/stored"] + errors == hit.stats["contentseen/checked"]  # before and after it
+    # Without the thread and the circuit breaker, every page during the freeze waited for the
+    # reply timeout (and a retry) in the reactor thread: the freeze cost its whole length and more.
+    lost = hit.result.seconds - steady.result.seconds
+    print(f"steady {steady.result.seconds:.1f} s, frozen {hit.result.seconds:.1f} s, "
+          f"store errors {hit.stats['contentseen/store_errors']:.0f}")
+    assert lost < 10, (hit.result.seconds, steady.result.seconds)
+    assert "no answer within 1 s" in hit.log and "skipped for" in hit.log
