@@ -1,7 +1,9 @@
-"""The one exception type the library raises for bad input or configuration, and how a
-start-up error reaches a Scrapy user: one CRITICAL line, no traceback."""
+"""The one exception type the library raises for bad input or configuration, how a class named
+by a setting is loaded with such errors, and how a start-up error reaches a Scrapy user: one
+CRITICAL line, no traceback."""
 
 import logging
+from typing import Any
 
 
 class ContentSeenError(Exception):
@@ -26,3 +28,17 @@ def report_startup_error(logger: logging.Logger, exc: BaseException, what: str =
     the same exception out of the log when the crawl then fails with it (exit code 1)."""
     logger.critical("%s cannot start: %s", what, exc)
     logging.getLogger("asyncio").addFilter(_Reported(exc))
+
+
+def load_subclass(path: Any, base: type, what: str) -> type:
+    """The class ``path`` names (or ``path`` itself, a class), which must subclass ``base``;
+    ContentSeenError naming ``what`` (the setting) otherwise."""
+    from scrapy.utils.misc import load_object
+
+    try:
+        cls = load_object(path) if isinstance(path, str) else path
+    except (ImportError, ValueError, NameError, AttributeError) as exc:
+        raise ContentSeenError(f"{what}: cannot load {path!r} ({exc})") from None
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise ContentSeenError(f"{what}: {path!r} is not a {base.__module__}.{base.__qualname__} subclass")
+    return cls

@@ -30,7 +30,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.project import data_path
 
 from .engine import REVISITS, Engine
-from .errors import ContentSeenError, report_startup_error
+from .errors import ContentSeenError, load_subclass, report_startup_error
 from .signals import page_decided
 from .fingerprints import Scheme
 from .engine import Decision
@@ -81,12 +81,7 @@ def _extractor(settings: BaseSettings) -> Extractor | None:
     path = settings.get("CONTENTSEEN_EXTRACTOR")
     if not path:
         return None
-    try:
-        cls = load_object(path) if isinstance(path, str) else path
-    except (ImportError, ValueError, NameError, AttributeError) as exc:
-        raise ContentSeenError(f"CONTENTSEEN_EXTRACTOR: cannot load {path!r} ({exc})") from None
-    if not (isinstance(cls, type) and issubclass(cls, Extractor)):
-        raise ContentSeenError(f"CONTENTSEEN_EXTRACTOR: {path!r} is not a contentseen.text.Extractor subclass")
+    cls = load_subclass(path, Extractor, "CONTENTSEEN_EXTRACTOR")
     return cls(settings.get("CONTENTSEEN_EXTRACT", Scheme.extract))
 
 

@@ -79,7 +79,8 @@ def test_contentseen_stores_setting_adds_and_disables_schemes():
     with pytest.raises(ContentSeenError, match="is not a store URL"):
         open_store_from_settings("memory://", settings, IDENTITY, 64, 3)
     bad = Settings({"CONTENTSEEN_STORES": {"x": "contentseen.engine.Engine", "y": "no.such.Store"}})
-    with pytest.raises(ContentSeenError, match="'contentseen.engine.Engine' for x:// is not a FingerprintStore"):
+    with pytest.raises(ContentSeenError, match=r"CONTENTSEEN_STORES\['x'\]: 'contentseen.engine.Engine' is not a "
+                                               r"contentseen.stores.base.FingerprintStore subclass"):
         open_store_from_settings("x://", bad, IDENTITY, 64, 3)
-    with pytest.raises(ContentSeenError, match="cannot load 'no.such.Store' for y://"):
+    with pytest.raises(ContentSeenError, match=r"CONTENTSEEN_STORES\['y'\]: cannot load 'no.such.Store'"):
         open_store_from_settings("y://", bad, IDENTITY, 64, 3)
