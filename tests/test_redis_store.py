@@ -420,9 +420,7 @@ def test_stuck_server_times_out(own_redis, monkeypatch):
     """A server that accepts but never answers (SIGSTOP) fails the page, it does not hang."""
     import signal
 
-    import contentseen.stores.redis as redis_store
-
-    monkeypatch.setattr(redis_store, "SOCKET_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("contentseen.stores.redis_wire.SOCKET_TIMEOUT_S", 0.5)
     store = store_at(own_redis.url)
     own_redis.proc.send_signal(signal.SIGSTOP)
     try:

@@ -36,35 +36,13 @@ from .base import (
 )
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, RedisLayout
 
-try:  # optional dependency: pip install 'contentseen[redis]'
-    import redis as _redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-except ImportError:  # pragma: no cover - exercised only without redis-py
-    _redis = None
+from .redis_wire import USE_ERRORS, Command, Node, Scripts, _redis, client_options, one_line
 
 DEFAULT_PREFIX = "contentseen"
-# A dead or stuck server must not hang the crawl: connect and reply timeouts (seconds). A URL
-# query (``?socket_timeout=1``) overrides them.
-CONNECT_TIMEOUT_S = 3.0
-SOCKET_TIMEOUT_S = 5.0
-# A pooled connection idle this long is PINGed before use (servers drop idle clients).
-HEALTH_CHECK_S = 30
 # Entries per script call of add_many: one script blocks its server while it runs.
 ADD_MANY_BATCH = 2000
-# Commands per round trip of len() and entries()
+# Commands per round trip of len(), entries() and bulk loads
 READ_BATCH = 1000
-
-USE_ERRORS: tuple[type[BaseException], ...] = ()
-if _redis is not None:
-    USE_ERRORS = (_redis.RedisError, OSError)
-
-# (route key, command): the key picks the server on a cluster
-Command = tuple[str, tuple]
-
-
-def one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 class RedisBackedStore(FingerprintStore):
@@ -250,12 +228,6 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[\]\\])", r"\\\1", text)
 
 
-def client_options() -> dict[str, Any]:
-    """redis-py options of every connection the stores make."""
-    return dict(socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S,
-                health_check_interval=HEALTH_CHECK_S, retry=Retry(NoBackoff(), 0))  # retried by hand
-
-
 class RedisStore(RedisBackedStore):
     """Fingerprints in one Redis server, shared by many crawlers; check-and-add is one atomic
     Lua script."""
@@ -268,73 +240,69 @@ class RedisStore(RedisBackedStore):
                 f"CONTENTSEEN_STORE: {url!r}: the database after the port must be a number (redis://host:port/0)"
             )
         try:
-            self._client = _redis.Redis.from_url(url, **client_options())
+            pool = _redis.ConnectionPool.from_url(url, **client_options())
         except (ValueError, TypeError) as exc:
             raise ContentSeenError(
                 f"CONTENTSEEN_STORE: {url!r} is not a Redis URL "
                 f"(redis://host:port/db, rediss://..., unix:///path?db=N): {one_line(exc)}"
             ) from None
-        self._script = self._client.register_script(CHECK_AND_ADD_LUA)
-        self._add_script = self._client.register_script(ADD_MANY_LUA)
+        scripts = Scripts()
+        self._check_sha, self._add_sha = scripts.sha(CHECK_AND_ADD_LUA), scripts.sha(ADD_MANY_LUA)
+        self._node = Node(pool, scripts)
         try:
-            self._client.ping()
+            (pong,) = self._node.exchange([("PING",)])
         except USE_ERRORS as exc:
-            self._client.close()
-            raise ContentSeenError(f"store {url}: cannot connect to Redis ({one_line(exc)})") from None
+            pong = exc
+        if isinstance(pong, Exception):
+            self._node.close()
+            raise ContentSeenError(f"store {url}: cannot connect to Redis ({one_line(pong)})")
 
     def _send(self, commands: list[Command]) -> list:
-        pipe = self._client.pipeline(transaction=False)
-        for _, command in commands:
-            pipe.execute_command(*command)
-        return pipe.execute(raise_on_error=False)
+        plain = [command for _, command in commands]
+        try:
+            return self._node.exchange(plain)
+        except (_redis.ConnectionError, _redis.TimeoutError):
+            # A dropped connection (server restart, idle close): once more on a fresh one. A
+            # check that ran the first time then finds its own record: see _check.
+            return self._node.exchange(plain)
 
     def _scan(self, pattern: str) -> Iterator[bytes]:
         try:
-            yield from self._client.scan_iter(match=pattern, count=READ_BATCH)
+            yield from self._node.scan(pattern, READ_BATCH)
         except USE_ERRORS as exc:
             raise self._fail("listing entries", exc) from None
 
     def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
         layout = self.layout
         entry = self._entry(fingerprint, page)
+        record = layout.record(url, time.time())
         buckets = layout.buckets(fingerprint)
         keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
                                                  layout.counter_key(layout.tag0(fingerprint))]
-        args = layout.head(mode, self.distance, self.page_distance, entry, layout.record(url, time.time()))
-        args += [field for _, field in buckets]
-        try:
-            try:
-                reply = self._script(keys=keys, args=args)
-                retried = False
-            except (_redis.ConnectionError, _redis.TimeoutError):
-                # A dropped connection (server restart, idle close): one more try on a fresh
-                # one. The first try may have run; finding our own fingerprint and URL at
-                # distance 0 then means "we added it", not "a duplicate".
-                reply = self._script(keys=keys, args=args)
-                retried = True
-        except USE_ERRORS as exc:
-            raise self._fail("check-and-add" if mode == "add" else "lookup", exc) from None
+        args = layout.head(mode, self.distance, self.page_distance, entry, record)
+        command = ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))
+        reply = self._batch([(keys[0], command)], "check-and-add" if mode == "add" else "lookup")[0]
         if not reply:
             return None
-        fp_bytes, d, match_url, page_d = reply
-        if retried and mode == "add" and int(d) == 0 and int(page_d) <= 0 and match_url == url.encode():
+        fp_bytes, d, match_record, page_d = reply
+        if mode == "add" and match_record == record:  # the first try of a retried call stored it
             return None
-        return self._match(fp_bytes, d, match_url, page_d)
+        return self._match(fp_bytes, d, match_record[8:], page_d)
 
     def _load(self, rows: list[tuple]) -> None:
         tables = range(self.plan.n_tables)
+        commands = []
         for lo in range(0, len(rows), ADD_MANY_BATCH):
             keys, args = self._add_many_call(rows[lo : lo + ADD_MANY_BATCH], tables, claim=True)
-            try:
-                self._add_script(keys=keys, args=args)
-            except USE_ERRORS as exc:
-                raise self._fail("bulk add", exc) from None
+            commands.append((keys[0], ("EVALSHA", self._add_sha, len(keys), *keys, *args)))
+        for lo in range(0, len(commands), 8):  # a few scripts a round trip: the server is never idle
+            self._batch(commands[lo : lo + 8], "bulk add")
 
     def close(self) -> None:
         super().close()
-        client, self._client = getattr(self, "_client", None), None
-        if client is not None:
+        node, self._node = getattr(self, "_node", None), None
+        if node is not None:
             try:
-                client.close()
+                node.close()
             except Exception:  # noqa: BLE001 - closing a dead connection must not fail a crawl
                 pass

@@ -116,6 +116,18 @@ class RedisLayout:
         tags = {g: self.tag(g, fingerprint) for g in self.groups}
         return [self.bucket(t, key, tags[self.table_group[t]]) for t, key in enumerate(keys)]
 
+    def near(self, query: bytes, entry: bytes, distance: int, page_distance: int | None) -> tuple[int, int] | None:
+        """(content distance, page distance or -1) of a stored entry that matches the query
+        entry, else None: what the scripts' ``near`` computes, in Python."""
+        f = self.fp_bytes
+        d = (int.from_bytes(query[:f], "big") ^ int.from_bytes(entry[:f], "big")).bit_count()
+        if d > distance:
+            return None
+        if page_distance is None or query[f] == 0 or entry[f] == 0:
+            return d, -1
+        pd = (int.from_bytes(query[f + 1 :], "big") ^ int.from_bytes(entry[f + 1 :], "big")).bit_count()
+        return (d, pd) if pd <= page_distance else None
+
     def head(self, mode: str, distance: int, page_distance: int | None, entry: bytes, record: bytes) -> list:
         """The ARGV every check script starts with (see ``_PRELUDE``)."""
         return [mode, distance, "" if page_distance is None else page_distance, entry, record,
@@ -200,7 +212,7 @@ end
 
 # Single server. KEYS = the T buckets, the query's record key, its counter key; ARGV = the head,
 # then the T fields. Returns nil (no match; stored when "add") or {fingerprint bytes, distance,
-# URL, page distance or -1} of the closest match (ties: the one stored first, then the smaller
+# record, page distance or -1} of the closest match (ties: the one stored first, then the smaller
 # entry). Redis runs a script alone: the whole check-and-add is atomic.
 CHECK_AND_ADD_LUA = _PRELUDE + r"""
 local T = #KEYS - 2
@@ -229,7 +241,7 @@ for i = 1, T do
 end
 if best then
   local rec = bestrec or redis.call('HGET', record_key(best), best) or ''
-  return {sub(best, 1, F), bestd, sub(rec, 9), bestp}
+  return {sub(best, 1, F), bestd, rec, bestp}
 end
 if ARGV[1] == 'add' then
   for i = 1, T do redis.call('HSET', KEYS[i], ARGV[10 + i], (buckets[i] or '') .. q) end
@@ -239,46 +251,24 @@ end
 return false
 """
 
-# Cluster: one group's tables, all in one hash slot. KEYS = the group's buckets (then, for group
-# 0, the query's record key and counter key); ARGV = the head, "1" for group 0 else "0", the
-# fields. "lookup": every matching entry as {entry, distance, page distance, record} where the
-# record is read for group 0 (same slot; "" when missing) and 0 otherwise. "add": group 0 claims
-# the query's record (nil, or the record a racer stored with the identical entry first) and
-# every group appends the entry to its buckets unless it is there.
-GROUP_LUA = _PRELUDE + _APPEND + r"""
-local claim = ARGV[11] == '1'
+# Cluster, step 2 of a check (step 1 reads the buckets with plain HGETs): store the entry in
+# one group's tables, all in one hash slot. KEYS = the group's buckets (then, for group 0, the
+# entry's record key and counter key); ARGV = entry, record, "1" for group 0 else "0", the fields.
+# Group 0 claims the record: returns the record a racer stored first with the identical entry,
+# else stores it (nil). Every group appends the entry to its buckets unless it is there.
+ADD_LUA = r"""
+local sub, q = string.sub, ARGV[1]
+local E = #q
+""" + _APPEND + r"""
+local claim = ARGV[3] == '1'
 local n = claim and #KEYS - 2 or #KEYS
-if ARGV[1] == 'lookup' then
-  local out, seen = {}, {}
-  for i = 1, n do
-    local bucket = redis.call('HGET', KEYS[i], ARGV[11 + i])
-    if bucket then
-      for s = 1, #bucket, E do
-        local m = sub(bucket, s, s + E - 1)
-        if not seen[m] then
-          seen[m] = true
-          local d, pd = near(m)
-          if d then
-            local rec = 0
-            if claim then rec = redis.call('HGET', record_key(m), m) or '' end
-            out[#out + 1] = m
-            out[#out + 1] = d
-            out[#out + 1] = pd
-            out[#out + 1] = rec
-          end
-        end
-      end
-    end
-  end
-  return out
-end
 if claim then
   local rec = redis.call('HGET', KEYS[n + 1], q)
   if rec then return rec end
-  redis.call('HSET', KEYS[n + 1], q, ARGV[5])
+  redis.call('HSET', KEYS[n + 1], q, ARGV[2])
   redis.call('INCR', KEYS[n + 2])
 end
-for i = 1, n do append(KEYS[i], ARGV[11 + i], q) end
+for i = 1, n do append(KEYS[i], ARGV[3 + i], q) end
 return false
 """
 
