@@ -143,11 +143,11 @@ def test_crawls_sharing_sqlite_keep_each_page_once(tmp_path, pages):
 
 
 def crawl_and_break_store(tmp_path: Path, pages: dict[str, bytes], url: str, policy: str, kill,
-                          delay: float = 0.25) -> tuple[Crawl, int]:
+                          delay: float = 0.25, *settings: str) -> tuple[Crawl, int]:
     """One crawl of a slow site; ``kill()`` breaks the store once it holds 3 pages."""
     with serve(pages, delay=delay) as site:
         proc = start_crawl(tmp_path / "crawl", [site.base_url + "/"], url,
-                           f"CONTENTSEEN_ON_STORE_ERROR={policy}", "CONCURRENT_REQUESTS=1")
+                           f"CONTENTSEEN_ON_STORE_ERROR={policy}", "CONCURRENT_REQUESTS=1", *settings)
         deadline = time.monotonic() + 30
         stored = 0
         while stored < 3 and time.monotonic() < deadline and proc.poll() is None:
@@ -186,7 +186,8 @@ def test_cluster_shard_restarted_mid_crawl_keep(tmp_path, pages, redis_cluster, 
     """A shard killed once 3 pages are stored and started again a second later: the pages met
     meanwhile are kept and counted as store errors; then pages are stored again."""
     crawl, stored = crawl_and_break_store(tmp_path, pages, cluster_url, "keep",
-                                          lambda: redis_cluster.restart(1, down_for=1.0), delay=0.4)
+                                          lambda: redis_cluster.restart(1, down_for=1.0), 0.4,
+                                          "CONTENTSEEN_STORE_COOLDOWN=0.5")
     assert crawl.stat("finish_reason") == "finished"
     assert crawl.count("contentseen/store_errors") > 0
     assert set(paths(crawl.items)) == content_paths(pages)  # every page kept, the crawl went on
