@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import ContentSeenError
+from ..errors import ContentSeenError, load_subclass
 from .base import FingerprintStore
 
 STORES_BASE: dict[str, str] = {
@@ -24,21 +24,13 @@ STORES_BASE: dict[str, str] = {
 
 def store_class(url: str, stores: Mapping[str, Any] | None = None) -> type[FingerprintStore]:
     """The class for ``url``'s scheme (``stores`` over ``STORES_BASE``)."""
-    from scrapy.utils.misc import load_object
-
     table = {**STORES_BASE, **(stores or {})}
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     path = table.get(scheme)
     if path is None:
         known = ", ".join(f"{s}://" for s, v in table.items() if v)
         raise ContentSeenError(f"CONTENTSEEN_STORE: {url!r} is not a store URL (one of {known})")
-    try:
-        cls = load_object(path) if isinstance(path, str) else path
-    except (ImportError, ValueError, NameError, AttributeError) as exc:
-        raise ContentSeenError(f"CONTENTSEEN_STORES: cannot load {path!r} for {scheme}:// ({exc})") from None
-    if not (isinstance(cls, type) and issubclass(cls, FingerprintStore)):
-        raise ContentSeenError(f"CONTENTSEEN_STORES: {path!r} for {scheme}:// is not a FingerprintStore")
-    return cls
+    return load_subclass(path, FingerprintStore, f"CONTENTSEEN_STORES[{scheme!r}]")
 
 
 def open_store(
