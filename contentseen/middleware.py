@@ -176,12 +176,15 @@ class ContentSeenMiddleware:
         scheme = pages.scheme
         spider = crawler.spider.name if crawler.spider is not None else "default"
         url, settings = store_location(settings, spider)
-        worker = StoreWorker(
-            lambda: open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
-                                             scheme.page_distance),
-            timeout=_seconds(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0),
-            failures=3, cooldown=_seconds(settings, "CONTENTSEEN_STORE_COOLDOWN", 10.0),
-        )
+        try:
+            worker = StoreWorker(
+                lambda: open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
+                                                 scheme.page_distance),
+                timeout=_seconds(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0),
+                failures=3, cooldown=_seconds(settings, "CONTENTSEEN_STORE_COOLDOWN", 10.0),
+            )
+        except ContentSeenError as exc:  # its message names the store: never its password
+            raise ContentSeenError(str(exc).replace(url, display_url(url))) from None
         mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         logger.info("ContentSeen: store %s, %d bits, distance %d, page distance %d, extract %s",

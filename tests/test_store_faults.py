@@ -57,3 +57,36 @@ def test_a_frozen_redis_costs_seconds_not_minutes(tmp_path):
           f"store errors {hit.stats['contentseen/store_errors']:.0f}")
     assert lost < 10, (hit.result.seconds, steady.result.seconds)
     assert "no answer within 1 s" in hit.log and "skipped for" in hit.log
+
+
+def test_a_password_in_the_store_url_reaches_no_log_line(tmp_path):
+    import subprocess
+    import time
+
+    from redis_server import _ping, free_port
+
+    port = free_port()
+    server = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no", "--requirepass", "s3cret-pw"], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not _ping(port) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        site = generated_site(40)
+        with host(site, delay=0.05) as h:
+            starts = [h.u(f"/p/{i}.html") for i in range(40)]
+            wrong = Crawl(run_crawl(starts[:2], tmp_path / "wrong", f"redis://:wrong-secret@127.0.0.1:{port}/0",
+                                    SETTINGS, name="wrong"))
+            killer = threading.Timer(3.0, server.kill)
+            killer.start()
+            right = Crawl(run_crawl(starts, tmp_path / "right", f"redis://:s3cret-pw@127.0.0.1:{port}/0",
+                                    SETTINGS, name="right"))
+            killer.join()
+    finally:
+        server.kill()
+        server.wait(10)
+    assert wrong.returncode == 1 and "ContentSeen cannot start: " in wrong.log
+    assert right.returncode == 0 and right.stats["contentseen/store_errors"] >= 1  # the server went away
+    assert "redis://:***@127.0.0.1" in wrong.log and "redis://:***@127.0.0.1" in right.log
+    for secret in ("wrong-secret", "s3cret-pw"):
+        assert secret not in wrong.log and secret not in right.log

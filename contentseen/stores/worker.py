@@ -38,7 +38,12 @@ class StoreWorker:
         except BaseException:
             self._pool.shutdown(wait=False)
             raise
-        self.url = display_url(self.store.url)
+        self._raw_url = self.store.url
+        self.url = display_url(self._raw_url)
+
+    def _masked(self, message: str) -> str:
+        """``message`` with the store URL's password masked (no secret reaches a log)."""
+        return message.replace(self._raw_url, self.url) if self._raw_url != self.url else message
 
     @property
     def circuit_open(self) -> bool:
@@ -57,12 +62,12 @@ class StoreWorker:
         except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
             self._failure()
             raise StoreError(f"store {self.url}: no answer within {self.timeout:g} s") from None
-        except StoreError:
+        except StoreError as exc:
             self._failure()
-            raise
+            raise StoreError(self._masked(str(exc))) from None
         except Exception as exc:  # a store must raise StoreError; anything else is a failure too
             self._failure()
-            raise StoreError(f"store {self.url}: {type(exc).__name__}: {exc}") from None
+            raise StoreError(self._masked(f"store {self.url}: {type(exc).__name__}: {exc}")) from None
         with self._lock:
             self._failed = 0
         return result
