@@ -39,6 +39,7 @@ class Decision:
     page: PageFingerprints | None = None
     match: Match | None = None
     reason: str = ""
+    skipped: bool = False  # store_error: the store was not called (its circuit is open)
 
 
 class Engine:

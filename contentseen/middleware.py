@@ -35,7 +35,7 @@ from .signals import page_decided
 from .fingerprints import Scheme
 from .engine import Decision
 from .stores import StoreError, display_url, open_store_from_settings
-from .stores.worker import StoreWorker
+from .stores.worker import StoreSkipped, StoreWorker
 from .text import Extractor
 
 if TYPE_CHECKING:
@@ -146,6 +146,7 @@ class ContentSeenMiddleware:
         self.stats = crawler.stats
         self.engine = engine
         self.worker = worker
+        self._skip_said = False  # a page skipped while the store's circuit is open was logged
         self.on_store_error = on_store_error
         self.bits = engine.pages.scheme.bits
         self._closing = False
@@ -214,6 +215,8 @@ class ContentSeenMiddleware:
             return Decision("store_error", page, reason="the spider is closing after a store error")
         try:
             match = await self.worker.call(self.engine.store.check_and_add, page.fingerprint, url, page=page.page)
+        except StoreSkipped as exc:
+            return Decision("store_error", page, reason=str(exc), skipped=True)
         except StoreError as exc:
             return Decision("store_error", page, reason=str(exc))
         return self.engine.judge(url, page, match)
@@ -254,7 +257,7 @@ class ContentSeenMiddleware:
         if page is not None and page.exact:
             self.stats.inc_value("contentseen/checked/exact")
         if outcome == "store_error":
-            return self._store_failed(decision.reason, response)
+            return self._store_failed(decision, response)
         if outcome == "kept":
             self.stats.inc_value("contentseen/stored")
             return response
@@ -282,8 +285,19 @@ class ContentSeenMiddleware:
         )
         raise IgnoreRequest(f"near-duplicate of {match.url} (distance {match.distance})")
 
-    def _store_failed(self, error: str, response: Response) -> Response:
+    def _store_failed(self, decision: Decision, response: Response) -> Response:
+        error = decision.reason
         self.stats.inc_value("contentseen/store_errors")
+        if decision.skipped:  # the circuit is open: said once when it opened, counted since
+            self.stats.inc_value("contentseen/store_errors/skipped")
+            if self.on_store_error == "stop":
+                raise IgnoreRequest(f"not checked: {error}")
+            if self._skip_said:
+                logger.debug("ContentSeen: %s; keeping %s", error, response.url)
+                return response
+            self._skip_said = True
+        else:
+            self._skip_said = False
         if self.on_store_error == "stop":
             # No page goes on unchecked: this one and those still in flight are left for the
             # next crawl to fetch again.

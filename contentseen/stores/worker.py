@@ -23,6 +23,10 @@ from .registry import display_url
 T = TypeVar("T")
 
 
+class StoreSkipped(StoreError):
+    """The store was not called: the circuit is open."""
+
+
 class StoreWorker:
     """One store, one thread, a time limit per call and a circuit breaker (see the module)."""
 
@@ -54,8 +58,8 @@ class StoreWorker:
         """``fn(*args, **kwargs)`` (a method of the store) in the store's thread, awaited at most
         ``timeout`` seconds; ``StoreError`` when it fails, is late, or the circuit is open."""
         if self.circuit_open:
-            raise StoreError(f"store {self.url}: skipped for {self._open_until - time.monotonic():.0f} s more "
-                             f"after {self.failures} failures in a row")
+            raise StoreSkipped(f"store {self.url}: not called for {self._open_until - time.monotonic():.1f} s more "
+                               f"after {self.failures} failures in a row")
         future = self._pool.submit(fn, *args, **kwargs)
         try:
             result = await _wait(future, self.timeout)
