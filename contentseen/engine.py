@@ -31,9 +31,10 @@ def media_type(content_type: str | None) -> str:
 @dataclass(frozen=True)
 class Decision:
     """What became of a page. ``kept``: stored, goes on; ``dropped``: ``match`` is the stored
-    page it duplicates; ``refetched``: ``match`` is its own URL's stored page (dropped, as revisits
-    are not followed); ``revisited``: the same, revisits followed (goes on); ``skipped``: not judged (``reason``: status, type, empty, error), goes on;
-    ``store_error``: the store failed (``reason`` says how)."""
+    page it duplicates; ``refetched``: ``match`` is its own URL's stored page (dropped, as
+    revisits are not followed); ``revisited``: the same, revisits followed (goes on);
+    ``skipped``: not judged (``reason``: status, type, empty, error), goes on; ``store_error``:
+    the store failed (``reason`` says how); ``check``: fingerprinted, the store not asked yet."""
 
     outcome: Outcome
     page: PageFingerprints | None = None
@@ -59,8 +60,8 @@ class Engine:
         return self.pages.of_text(decoded) if ctype in TEXT_TYPES else self.pages.of_html(decoded)
 
     def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
-        """Everything before the store: a ``skipped`` decision, or ``page`` set and ``outcome``
-        ``"check"`` (internal: the store is to be asked, with ``judge``)."""
+        """Everything before the store: a ``skipped`` decision, or a ``check`` one with the page's
+        fingerprints, for the store's answer and ``judge``."""
         if not 200 <= status < 300:
             return Decision("skipped", reason="status")
         if isinstance(content_type, bytes):
