@@ -35,6 +35,7 @@ from .signals import page_decided
 from .fingerprints import Scheme
 from .engine import Decision
 from .stores import StoreError, display_url, open_store_from_settings
+from .stores.base import expire_seconds
 from .stores.worker import StoreSkipped, StoreWorker
 from .text import Extractor
 
@@ -94,6 +95,24 @@ def _seconds(settings: BaseSettings, name: str, default: float) -> float:
     if not 0.1 <= value <= 3600:
         raise ContentSeenError(f"{name}: {settings.get(name)!r} is not a number of seconds in 0.1..3600")
     return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A yes/no setting or spider argument (``-a contentseen_reset=1``: a string)."""
+    if isinstance(value, bool) or value is None:
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ContentSeenError(f"{name}: {value!r} is not one of 1/0, true/false, yes/no, on/off")
+
+
+def reset_wanted(settings: BaseSettings, spider: Any) -> bool:
+    """``CONTENTSEEN_RESET``, or the spider argument ``-a contentseen_reset=1``."""
+    return (_flag("CONTENTSEEN_RESET", settings.get("CONTENTSEEN_RESET", False))
+            or _flag("contentseen_reset", getattr(spider, "contentseen_reset", False)))
 
 
 def store_location(settings: BaseSettings, spider: str) -> tuple[str, BaseSettings]:
@@ -176,6 +195,8 @@ class ContentSeenMiddleware:
         pages = scheme_from_settings(settings).build()
         scheme = pages.scheme
         spider = crawler.spider.name if crawler.spider is not None else "default"
+        reset = reset_wanted(settings, crawler.spider)
+        expire = expire_seconds(settings)  # refused here, before the store opens, when bad
         url, settings = store_location(settings, spider)
         try:
             worker = StoreWorker(
@@ -186,10 +207,21 @@ class ContentSeenMiddleware:
             )
         except ContentSeenError as exc:  # its message names the store: never its password
             raise ContentSeenError(str(exc).replace(url, display_url(url))) from None
+        try:
+            if reset:  # as deltafetch's DELTAFETCH_RESET: this crawl starts from an empty store
+                worker.call_now(worker.store.reset)
+            initial = worker.call_now(len, worker.store)  # cheap in every store: no scan
+        except Exception as exc:
+            worker.close()
+            raise ContentSeenError(f"store {display_url(url)}: cannot {'reset' if reset else 'count'} it "
+                                   f"({str(exc).replace(url, display_url(url))})") from None
         mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
-        logger.info("ContentSeen: store %s, %d bits, distance %d, page distance %d, extract %s",
-                    display_url(url), scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
+        crawler.stats.set_value("contentseen/initial", initial)
+        logger.info("ContentSeen: store %s holds %d fingerprints%s%s; %d bits, distance %d, page distance %d, "
+                    "extract %s", display_url(url), initial, " (reset)" if reset else "",
+                    "" if expire is None else f", entries expire after {expire:g} s",
+                    scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 
     def spider_closed(self, spider: Spider, reason: str) -> None:

@@ -415,9 +415,9 @@ def test_a_store_is_refused_under_another_layout(tmp_path):
 def test_expected_pages_setting():
     from scrapy.settings import Settings
 
-    assert SQLiteStore.options_from_settings(Settings()) == {"expected": 100_000_000}
+    assert SQLiteStore.options_from_settings(Settings()) == {"expected": 100_000_000, "expire": None}
     assert SQLiteStore.options_from_settings(Settings({"CONTENTSEEN_EXPECTED_PAGES": "5000000"})) == {
-        "expected": 5_000_000}
+        "expected": 5_000_000, "expire": None}
     for bad in ("lots", 0, -3, 1.5, "1e9"):
         with pytest.raises(ContentSeenError, match="CONTENTSEEN_EXPECTED_PAGES"):
             SQLiteStore.options_from_settings(Settings({"CONTENTSEEN_EXPECTED_PAGES": bad}))

@@ -14,10 +14,12 @@ fingerprint alone; page fingerprints are compared on its candidates.
 from __future__ import annotations
 
 import abc
+import re
+import time
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
-from ..blocks import DEFAULT_EXPECTED
+from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..errors import ContentSeenError
 
 
@@ -51,11 +53,15 @@ class FingerprintStore(abc.ABC):
     A backend is made by ``cls(url, identity, bits, distance, page_distance=..., **options)``;
     ``OPTIONS`` names the options it takes (anything else is refused by ``open_store``), and
     ``options_from_settings`` reads them from Scrapy settings. The built-in stores take
-    ``expected``, the number of fingerprints to lay the store out for (``blocks.plan_for``).
+    ``expected``, the number of fingerprints to lay the store out for (``blocks.plan_for``), and
+    ``expire``: seconds after which a stored entry no longer matches (None: never).
     """
 
     url: str
     OPTIONS: frozenset[str] = frozenset()
+    expire: float | None = None
+    # Fields of the saved scheme that the store adds itself (not the fingerprinter's identity)
+    OWN_FIELDS: frozenset[str] = frozenset(("index", "layout", "page_distance"))
 
     @classmethod
     def options_from_settings(cls, settings: Any) -> dict[str, Any]:
@@ -88,7 +94,50 @@ class FingerprintStore(abc.ABC):
 
     @abc.abstractmethod
     def __len__(self) -> int:
-        """Number of stored fingerprints."""
+        """Number of stored fingerprints, without reading them (cheap at any size)."""
+
+    def reset(self) -> None:
+        """Remove every entry; the saved scheme stays. Optional for third-party stores."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be reset")
+
+    def prune(self, before: float, limit: int | None = None) -> int:
+        """Remove entries stored before unix time ``before`` (at most about ``limit`` of them,
+        None: all); return how many were removed. Optional for third-party stores."""
+        raise NotImplementedError(f"{type(self).__name__} cannot prune")
+
+    def delete_url(self, url: str) -> int:
+        """Remove every entry stored for ``url`` (reads the whole store); return how many."""
+        raise NotImplementedError(f"{type(self).__name__} cannot delete entries")
+
+    def cutoff(self) -> float | None:
+        """Entries stored before this unix time have expired (None: nothing expires)."""
+        return None if self.expire is None else time.time() - self.expire
+
+    @classmethod
+    def saved_meta(cls, url: str, **options: Any) -> dict[str, str]:
+        """The scheme saved in the store at ``url`` (ContentSeenError when there is none),
+        read without changing anything."""
+        raise NotImplementedError(f"{cls.__name__} cannot be opened as recorded")
+
+    @classmethod
+    def expected_of(cls, saved: Mapping[str, str], bits: int, distance: int) -> int:
+        """An ``expected`` size that gives the saved block layout."""
+        return recorded_expected(saved, lambda n: {"index": plan_for(bits, distance, n).description})
+
+    @classmethod
+    def open_recorded(cls, url: str, **options: Any) -> "FingerprintStore":
+        """Open the store at ``url`` under the scheme it saved (no crawl settings needed):
+        what the ``contentseen`` command uses on any store. ``options`` go to the backend."""
+        saved = cls.saved_meta(url, **{k: v for k, v in options.items() if k in ("prefix",)})
+        match = re.match(r"blocks-v\d+:(\d+)/(\d+):", saved.get("index", ""))
+        if not match:
+            raise ContentSeenError(f"store {url} has no block layout this contentseen reads ({saved.get('index')!r})")
+        bits, distance = int(match[1]), int(match[2])
+        pages = saved.get("page_distance", "off")
+        page_distance = None if pages == "off" else int(pages)
+        identity = {k: v for k, v in saved.items() if k not in cls.OWN_FIELDS}
+        expected = cls.expected_of(saved, bits, distance)
+        return cls(url, identity, bits, distance, page_distance=page_distance, expected=expected, **options)
 
     @abc.abstractmethod
     def close(self) -> None:
@@ -103,6 +152,42 @@ class FingerprintStore(abc.ABC):
 
 PAGE_BITS = 64
 EXPECTED_SETTING = "CONTENTSEEN_EXPECTED_PAGES"
+EXPIRE_SETTING = "CONTENTSEEN_EXPIRE"
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DURATION = 100 * 365 * 86400  # a century: anything longer is a typo
+
+
+def parse_duration(value: Any, name: str = EXPIRE_SETTING) -> float | None:
+    """Seconds from ``value``: a number of seconds or ``30d`` / ``12h`` / ``15m`` / ``90s``;
+    None, "" or 0: never. Out of 1 s..100 years is an error naming ``name``."""
+    if value is None or value == "" or value == 0 or value == "0":
+        return None
+    text = str(value).strip().lower()
+    unit = _UNITS.get(text[-1:], None) if text else None
+    try:
+        seconds = float(text[:-1] if unit else text) * (unit or 1)
+    except ValueError:
+        seconds = -1.0
+    if isinstance(value, bool) or not 1 <= seconds <= MAX_DURATION:
+        raise ContentSeenError(f"{name}: {value!r} is not a duration in 1 s..100 years "
+                               "(seconds, or a number followed by s, m, h or d: 30d, 12h, 15m)")
+    return seconds
+
+
+def expire_seconds(settings: Any) -> float | None:
+    """``CONTENTSEEN_EXPIRE`` in seconds, or None."""
+    return parse_duration(settings.get(EXPIRE_SETTING))
+
+
+def recorded_expected(saved: Mapping[str, str], describe: Callable[[int], Mapping[str, str]]) -> int:
+    """The first size (1, 1.25, 1.5, 1.75 times powers of two) whose ``describe`` agrees with
+    the saved fields: the layout follows the expected size, which the store does not save."""
+    for exp in range(63):
+        for quarter in (4, 5, 6, 7):
+            n = max(1, (quarter << exp) // 4)
+            if all(saved.get(k) == v for k, v in describe(n).items()):
+                return n
+    raise ContentSeenError(f"no expected size gives the saved layout {dict(saved)}")
 
 
 def expected_pages(settings: Any) -> int:

@@ -8,13 +8,16 @@ one store keep each content once, as the other stores do across processes.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from typing import Iterator, Mapping, Sequence
 
 from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..index import HammingIndex
-from .base import Entry, FingerprintStore, Match, check_batch, expected_pages, page_argument, saved_scheme
+from .base import (
+    Entry, FingerprintStore, Match, check_batch, expected_pages, expire_seconds, page_argument, saved_scheme,
+)
 
 LAYOUT = "memory-v1"
 
@@ -22,26 +25,32 @@ LAYOUT = "memory-v1"
 class MemoryStore(FingerprintStore):
     """Fingerprints in process memory (see the module's docstring)."""
 
-    OPTIONS = frozenset(("expected",))
+    OPTIONS = frozenset(("expected", "expire"))
 
     @classmethod
     def options_from_settings(cls, settings) -> dict:
-        return {"expected": expected_pages(settings)}
+        return {"expected": expected_pages(settings), "expire": expire_seconds(settings)}
 
     def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int,
-                 expected: int = DEFAULT_EXPECTED, *, page_distance: int | None = None):
+                 expected: int = DEFAULT_EXPECTED, expire: float | None = None, *, page_distance: int | None = None):
         self.url = url
+        self.expire = expire
         self.bits, self.distance, self.page_distance = bits, distance, page_distance
         self.plan = plan_for(bits, distance, expected)
         self.index = HammingIndex(bits, distance, plan=self.plan)
         self.identity = saved_scheme(identity, self.plan.description, LAYOUT, page_distance)
-        self._entries: list[Entry] = []
-        self._lock = threading.Lock()
+        self._entries: list[Entry | None] = []  # by id; None: removed
+        self._live = 0
+        self._front = 0  # entries before it are all removed: where the oldest live one is sought
+        self._lock = threading.RLock()
 
     def _closest(self, fingerprint: int, page: int | None) -> Match | None:
         ids, dists = self.index.query(fingerprint)  # by distance, then first stored
+        cutoff = self.cutoff()
         for i, d in zip(ids.tolist(), dists.tolist()):
-            fp, stored_page, url, _ = self._entries[i]
+            fp, stored_page, url, seen = self._entries[i]
+            if cutoff is not None and seen < cutoff:
+                continue
             page_d = None if page is None or stored_page is None else (page ^ stored_page).bit_count()
             if page_d is None or page_d <= self.page_distance:
                 return Match(url=url, fingerprint=fp, distance=d, page_distance=page_d)
@@ -56,11 +65,42 @@ class MemoryStore(FingerprintStore):
             match = self._closest(fingerprint, page)
             if match is None:
                 self._add(Entry(fingerprint, page, url, time.time()))
+                if self.expire is not None:
+                    self.prune(self.cutoff(), 4)  # bounded work per page, as the SQLite store
             return match
 
     def _add(self, entry: Entry) -> None:
         self.index.add_one(entry.fingerprint, len(self._entries))
         self._entries.append(entry)
+        self._live += 1
+
+    def _remove(self, ids: list[int]) -> int:
+        if ids:
+            self.index.remove(ids)
+            for i in ids:
+                self._entries[i] = None
+            self._live -= len(ids)
+        return len(ids)
+
+    def _ids(self) -> Iterator[tuple[int, Entry]]:
+        while self._front < len(self._entries) and self._entries[self._front] is None:
+            self._front += 1
+        entries = self._entries
+        return ((i, entries[i]) for i in range(self._front, len(entries)) if entries[i] is not None)
+
+    def prune(self, before: float, limit: int | None = None) -> int:
+        """Remove entries stored before ``before`` (with a ``limit``: among that many oldest)."""
+        with self._lock:
+            oldest = list(itertools.islice(self._ids(), limit))
+            return self._remove([i for i, e in oldest if e.seen < before])
+
+    def delete_url(self, url: str) -> int:
+        with self._lock:
+            return self._remove([i for i, e in self._ids() if e.url == url])
+
+    def reset(self) -> None:
+        with self._lock:
+            self._remove([i for i, _ in self._ids()])
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None,
                  seen: Sequence[float] | None = None) -> None:
@@ -74,10 +114,10 @@ class MemoryStore(FingerprintStore):
 
     def entries(self) -> Iterator[Entry]:
         """The entries in the order they were added."""
-        return iter(self._entries[:])
+        return iter([e for e in self._entries if e is not None])
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._live
 
     def close(self) -> None:
         pass

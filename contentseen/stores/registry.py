@@ -48,6 +48,12 @@ def open_store(
     return cls(url, identity, bits, distance, page_distance=page_distance, **options)
 
 
+def open_recorded(url: str, stores: Mapping[str, Any] | None = None, **options: Any) -> FingerprintStore:
+    """Open the existing store at ``url`` under the scheme it saved (see
+    ``FingerprintStore.open_recorded``): no crawl settings needed."""
+    return store_class(url, stores).open_recorded(url, **options)
+
+
 def open_store_from_settings(url: str, settings: Any, identity: Mapping[str, str], bits: int, distance: int,
                              page_distance: int | None = None) -> FingerprintStore:
     """``open_store`` with the backend's options read from Scrapy ``settings``."""

@@ -6,6 +6,11 @@ integers), ``k*`` the table keys of the store's ``contentseen.blocks.BlockPlan``
 ``expected`` size, saved as ``index`` in ``meta``); each ``k`` column has a covering index
 ``(k, w..., p)``, so a lookup reads only the rows that agree with the query on some table's
 blocks -- never the whole table.
+
+``counts(n)`` holds the number of rows, kept by triggers in the transaction of every insert
+and delete (whatever makes it: check-and-add, a bulk load, expiry, the ``contentseen`` command,
+or a user's own SQL), so ``len`` reads one row instead of counting millions; ``max(rowid)`` would
+be as cheap but wrong once rows are deleted.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from ..errors import ContentSeenError
 from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..simhash import from_int, n_words
 from .base import (
-    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, page_argument,
-    saved_scheme,
+    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
+    page_argument, saved_scheme,
 )
 
 _BUSY_TIMEOUT_S = 60.0
@@ -33,6 +38,9 @@ _BUSY_TIMEOUT_S = 60.0
 _BULK_CACHE_KIB = 1 << 20
 # Rows per query of entries(): a long read would keep the WAL from being checkpointed.
 _ENTRIES_CHUNK = 10_000
+# With CONTENTSEEN_EXPIRE, each add also deletes the expired among this many oldest rows: the
+# store sheds old rows at up to this many times the rate it grows, in bounded work per page.
+_SWEEP_ROWS = 4
 # Up to this many candidates a lookup compares them in Python, beyond it in numpy.
 _FEW_CANDIDATES = 48
 _WORD = (1 << 64) - 1
@@ -62,15 +70,30 @@ class SQLiteStore(FingerprintStore):
     """Fingerprints in a SQLite file; check-and-add runs in one ``BEGIN IMMEDIATE`` transaction,
     so processes sharing the file never both keep the same content."""
 
-    OPTIONS = frozenset(("expected",))
+    OPTIONS = frozenset(("expected", "expire"))
 
     @classmethod
     def options_from_settings(cls, settings) -> dict:
-        return {"expected": expected_pages(settings)}
+        return {"expected": expected_pages(settings), "expire": expire_seconds(settings)}
+
+    @classmethod
+    def saved_meta(cls, url: str, **options) -> dict[str, str]:
+        path = sqlite_path(url)
+        if not path.is_file():
+            raise ContentSeenError(f"store {url}: no such file {path}")
+        try:
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_S)
+            try:
+                return dict(db.execute("SELECT key, value FROM meta"))
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            raise ContentSeenError(f"store {url}: {path} is not a contentseen store ({exc})") from None
 
     def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int,
-                 expected: int = DEFAULT_EXPECTED, *, page_distance: int | None = None):
+                 expected: int = DEFAULT_EXPECTED, expire: float | None = None, *, page_distance: int | None = None):
         self.url = url
+        self.expire = expire
         self.path = sqlite_path(url)
         self.bits, self.distance, self.page_distance = bits, distance, page_distance
         self.plan = plan_for(bits, distance, expected)
@@ -140,13 +163,22 @@ class SQLiteStore(FingerprintStore):
                 )
                 for k in self._k:
                     db.execute(f"CREATE INDEX fingerprints_{k} ON fingerprints ({k}, {', '.join(self._w)}, p)")
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'counts'").fetchone():
+                # a store made before the count was kept is counted once, here
+                db.execute("CREATE TABLE counts (n INTEGER NOT NULL)")
+                db.execute("INSERT INTO counts SELECT count(*) FROM fingerprints")
+                db.execute("CREATE TRIGGER counts_insert AFTER INSERT ON fingerprints BEGIN "
+                           "UPDATE counts SET n = n + 1; END")
+                db.execute("CREATE TRIGGER counts_delete AFTER DELETE ON fingerprints BEGIN "
+                           "UPDATE counts SET n = n - 1; END")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
 
-    def _closest(self, fingerprint: int, page: int | None) -> _Best | None:
-        """The closest stored entry that matches, as ``check_and_add`` defines it."""
+    def _closest(self, fingerprint: int, page: int | None, skip: frozenset[int] = frozenset()) -> _Best | None:
+        """The closest stored entry that matches, as ``check_and_add`` defines it, of those
+        whose id is not in ``skip``."""
         keys = self.plan.int_keys(fingerprint)
         page_list, pageless = "", None
         if page is None:
@@ -156,15 +188,17 @@ class SQLiteStore(FingerprintStore):
         if id_list is None:  # no candidate at all
             return None
         if id_list.count(",") < _FEW_CANDIDATES:
-            return self._closest_of_few(fingerprint, page, id_list, word_lists, page_list, pageless)
+            return self._closest_of_few(fingerprint, page, id_list, word_lists, page_list, pageless, skip)
         words = np.stack(
             [np.fromstring(text, dtype=np.int64, sep=",") for text in word_lists], axis=1
         ).view(np.uint64)
         dist = np.bitwise_count(words ^ from_int(fingerprint, self.bits)).sum(axis=1)
+        ids = np.fromstring(id_list, dtype=np.int64, sep=",")
         near = np.flatnonzero(dist <= self.distance)
+        if skip:
+            near = near[~np.isin(ids[near], list(skip))]
         if not len(near):
             return None
-        ids = np.fromstring(id_list, dtype=np.int64, sep=",")
         page_dist = np.full(len(near), -1)  # -1: no page on one side, which cannot disagree
         if page is not None:
             pages = np.fromstring(page_list, dtype=np.int64, sep=",")[near].view(np.uint64)
@@ -184,7 +218,7 @@ class SQLiteStore(FingerprintStore):
         return int(dist[best]), int(ids[best]), value, pd if pd >= 0 else None
 
     def _closest_of_few(self, fingerprint: int, page: int | None, id_list: str, word_lists: list[str],
-                        page_list: str, pageless: str | None) -> _Best | None:
+                        page_list: str, pageless: str | None, skip: frozenset[int]) -> _Best | None:
         """``_closest`` for a few candidates, in Python ints: numpy's fixed cost per call is
         most of a lookup's time while a store is small."""
         values = [0] * (id_list.count(",") + 1)
@@ -192,7 +226,7 @@ class SQLiteStore(FingerprintStore):
             values = [(v << 64) | (int(w) & _WORD) for v, w in zip(values, text.split(","))]
         near = sorted(  # closest, then first stored
             (d, int(i), v, n) for n, (i, v) in enumerate(zip(id_list.split(","), values))
-            if (d := (v ^ fingerprint).bit_count()) <= self.distance
+            if (d := (v ^ fingerprint).bit_count()) <= self.distance and int(i) not in skip
         )
         if not near:
             return None
@@ -209,15 +243,21 @@ class SQLiteStore(FingerprintStore):
                 return d, i, v, pd
         return None
 
-    def _match(self, best: _Best) -> Match:
-        (url,) = self._db.execute("SELECT url FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
-        return Match(url=url, fingerprint=best[2], distance=best[0], page_distance=best[3])
+    def _live_match(self, fingerprint: int, page: int | None) -> tuple[Match | None, frozenset[int]]:
+        """The closest match that has not expired, and the ids of the expired ones closer
+        than it (re-queried without them: an expired match is rare)."""
+        cutoff, expired = self.cutoff(), frozenset()
+        while (best := self._closest(fingerprint, page, expired)) is not None:
+            url, seen = self._db.execute("SELECT url, seen FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
+            if cutoff is None or seen >= cutoff:
+                return Match(url=url, fingerprint=best[2], distance=best[0], page_distance=best[3]), expired
+            expired |= {best[1]}
+        return None, expired
 
     def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
         try:
-            best = self._closest(fingerprint, page)
-            return self._match(best) if best else None
+            return self._live_match(fingerprint, page)[0]
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: lookup failed ({exc})") from None
 
@@ -227,13 +267,14 @@ class SQLiteStore(FingerprintStore):
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                best = self._closest(fingerprint, page)
-                if best is not None:
-                    match = self._match(best)
-                else:
+                match, expired = self._live_match(fingerprint, page)
+                if expired:
+                    db.executemany("DELETE FROM fingerprints WHERE id = ?", [(i,) for i in expired])
+                if match is None:
                     words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
                     db.execute(self._insert, words + [_signed(page)] + self.plan.int_keys(fingerprint) + [url, time.time()])
-                    match = None
+                    if self.expire is not None:
+                        self._prune(self.cutoff(), _SWEEP_ROWS)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -297,8 +338,46 @@ class SQLiteStore(FingerprintStore):
             last = rows[-1][0]
 
     def __len__(self) -> int:
-        (n,) = self._db.execute("SELECT count(*) FROM fingerprints").fetchone()
+        (n,) = self._db.execute("SELECT n FROM counts").fetchone()
         return int(n)
+
+    def _prune(self, before: float, limit: int | None) -> int:
+        """Delete rows stored before ``before``; with a ``limit``, only among that many oldest
+        rows by id (rows are appended as they are stored, so the oldest come first): bounded
+        work, no index on the time needed."""
+        if limit is None:
+            return self._db.execute("DELETE FROM fingerprints WHERE seen < ?", (before,)).rowcount
+        return self._db.execute(
+            "DELETE FROM fingerprints WHERE id IN (SELECT id FROM "
+            "(SELECT id, seen FROM fingerprints ORDER BY id LIMIT ?) WHERE seen < ?)", (limit, before)).rowcount
+
+    def _write(self, what: str, sql: str, args: tuple = ()) -> int:
+        """One statement in its own transaction; the rows it changed."""
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                return self._db.execute(sql, args).rowcount
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.url}: {what} failed ({exc})") from None
+
+    def prune(self, before: float, limit: int | None = None) -> int:
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                return self._prune(before, limit)
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.url}: prune failed ({exc})") from None
+
+    def reset(self) -> None:
+        self._write("reset", "DELETE FROM fingerprints")
+
+    def delete_url(self, url: str) -> int:
+        return self._write("delete", "DELETE FROM fingerprints WHERE url = ?", (url,))
+
+    def time_range(self) -> tuple[float, float] | None:
+        """(oldest, newest) time stored, or None when empty."""
+        low, high = self._db.execute("SELECT min(seen), max(seen) FROM fingerprints").fetchone()
+        return None if low is None else (low, high)
 
     def close(self) -> None:
         if getattr(self, "_db", None) is not None:
