@@ -241,6 +241,9 @@ _RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes p
 _CLOSES_P = frozenset("address article aside blockquote center details dialog dir div dl fieldset "
                       "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main menu "
                       "nav ol p pre section summary table ul".split())
+# Reopened by the tree builder at every block that follows them while they are open: thousands
+# left open ('<p><b>x' x 60,000) cost lexbor as much as deep nesting does.
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
 _LIST, _TABLE = frozenset(("ul", "ol")), frozenset(("table", "tbody", "thead", "tfoot"))
 _SCOPE = {"p": frozenset("button table td th caption object template html".split()),
           "li": _LIST, "dt": frozenset(("dl",)), "dd": frozenset(("dl",)),
@@ -326,16 +329,19 @@ _FLAT_KEYS = np.unique(_name_keys(np.array(
 def _tag_depth(html: str) -> int:
     """The nesting depth of ``html``'s elements by its tags (the tree builder's rules for void,
     self-closing-run and raw-text elements; ``/>`` closes nothing on an HTML element; misnested
-    end tags close up to their element, stray ones nothing; SVG and MathML skipped whole); stops
-    counting past ``MAX_DEPTH``."""
+    end tags close up to their element, stray ones nothing; SVG and MathML skipped whole), or the
+    number of formatting elements left open when larger; stops counting past ``MAX_DEPTH``."""
     stack: list[str] = []
     pos, lower = 0, None
-    while len(stack) <= MAX_DEPTH:
+    unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
+    while len(stack) <= MAX_DEPTH and unclosed <= MAX_DEPTH:
         m = _TAG.search(html, pos)
         if m is None:
             break
         pos = m.end()
         closing, name = m.group(1), m.group(2).lower()
+        if name in _FORMATTING:
+            unclosed += -1 if closing else 1
         if closing:
             if name in stack:
                 del stack[len(stack) - 1 - stack[::-1].index(name):]
@@ -358,7 +364,7 @@ def _tag_depth(html: str) -> int:
         if name in _SELF_CLOSING_RUN:
             _close(stack, name, _SCOPE[name])
         stack.append(name)
-    return len(stack)
+    return max(len(stack), unclosed)
 
 
 def _close(stack: list[str], name: str, stops: frozenset[str]) -> None:
