@@ -5,6 +5,7 @@ fingerprint rules, and the worker that processes run to race on one store (impor
 from __future__ import annotations
 
 import random
+import time
 from typing import Callable, NamedTuple, Sequence
 
 from contentseen.stores import FingerprintStore, open_store
@@ -100,6 +101,49 @@ def check_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int
             dropped += 1
     assert len(store) == len(kept)
     return Outcome(dropped, kept_on_page)
+
+
+def fake_clock(monkeypatch, start: float = 1_700_000_000.0) -> list[float]:
+    """``time.time()`` reads ``clock[0]`` from now on (every store takes its times from it)."""
+    clock = [start]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    return clock
+
+
+def check_expiry_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int, page_k: int | None,
+                                     expire: float, clock: list[float]) -> int:
+    """``check_against_brute_force`` with the expiry rule, one second passing per op: a kept
+    entry older than ``expire`` no longer matches (the page is stored again, with a new time),
+    and the store removes expired entries as it goes (bounded: some may stay until ``prune``).
+    Returns how many matches expiry turned into keeps."""
+    kept: list[tuple[int, int | None, str, float]] = []
+    revived = 0
+    for i, op in enumerate(ops):
+        clock[0] += 1.0
+        fp, page = fp_page(op)
+        url = f"http://example.test/{i}"
+        expected, any_match = None, False
+        for s, p, u, seen in kept:
+            d = (fp ^ s).bit_count()
+            pd = None if page is None or p is None or page_k is None else (page ^ p).bit_count()
+            if d <= k and (pd is None or pd <= page_k):
+                any_match = True
+                if seen >= clock[0] - expire and (expected is None or d < expected[2]):
+                    expected = (s, u, d, pd)
+        for got in (store.lookup(fp, page), store.check_and_add(fp, url, page)):
+            if expected is None:
+                assert got is None, (i, hex(fp), got)
+            else:
+                assert got is not None, (i, hex(fp), expected)
+                assert (got.fingerprint, got.url, got.distance, got.page_distance) == expected, (i, got, expected)
+        if expected is None:
+            kept.append((fp, None if page_k is None else page, url, clock[0]))
+            revived += any_match
+    live = [e for e in kept if e[3] >= clock[0] - expire]
+    assert len(live) <= len(store) < len(kept)  # some expired entries went as the store was used
+    store.prune(clock[0] - expire)
+    assert len(store) == len(live) and sorted(e.url for e in store.entries()) == sorted(e[2] for e in live)
+    return revived
 
 
 def check_page_rules(store: FingerprintStore) -> None:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import threading
 
 import pytest
-from store_helpers import IDENTITY, check_against_brute_force, check_page_rules, planted_page_workload, planted_workload
+from store_helpers import (
+    IDENTITY, check_against_brute_force, check_expiry_against_brute_force, check_page_rules, fake_clock,
+    planted_page_workload, planted_workload,
+)
 from scrapy.settings import Settings
 
 from contentseen.errors import ContentSeenError
@@ -84,3 +87,9 @@ def test_contentseen_stores_setting_adds_and_disables_schemes():
         open_store_from_settings("x://", bad, IDENTITY, 64, 3)
     with pytest.raises(ContentSeenError, match=r"CONTENTSEEN_STORES\['y'\]: cannot load 'no.such.Store'"):
         open_store_from_settings("y://", bad, IDENTITY, 64, 3)
+
+
+def test_memory_store_expiry_equals_brute_force(monkeypatch):
+    clock = fake_clock(monkeypatch)
+    store = open_store("memory://", IDENTITY, 64, 3, page_distance=4, expire=300)
+    assert check_expiry_against_brute_force(store, planted_page_workload(64, 3, 4, 1200, 5), 3, 4, 300, clock) > 50

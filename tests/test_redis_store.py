@@ -14,13 +14,15 @@ import time
 import pytest
 
 from contentseen.errors import ContentSeenError
+from contentseen.stores.registry import open_recorded
 from contentseen.stores import StoreError, open_store
 from redis_server import (  # noqa: F401  (fixtures)
     all_keys, cluster_url, free_port, node_clients, own_redis, redis_cluster, redis_server, redis_url,
 )
 from store_helpers import (
-    IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_page_rules, identity, near_groups,
-    planted_page_workload, planted_workload, race_processes, race_worker, shuffled_copies, with_far_pages,
+    IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_expiry_against_brute_force,
+    check_page_rules, fake_clock, identity, near_groups, planted_page_workload, planted_workload, race_processes,
+    race_worker, shuffled_copies, with_far_pages,
 )
 
 redis = pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
@@ -475,3 +477,33 @@ def test_racing_processes_keep_exactly_one_per_content_and_page(redis_url):
     assert_one_kept_per_group(groups, results)
     with store_at(redis_url, prefix="race", page_distance=4) as store:
         assert len(store) == len(groups)
+
+
+def test_expiry_equals_brute_force(any_url, monkeypatch):
+    clock = fake_clock(monkeypatch)
+    with open_store(any_url, IDENTITY, 64, 3, page_distance=4, expected=2000, expire=300) as store:
+        ops = planted_page_workload(64, 3, 4, 800, seed=5)
+        assert check_expiry_against_brute_force(store, ops, 3, 4, 300, clock) > 30
+    # the memory came back: no bucket holds an entry without a record
+    assert sum(len(fields) for fields in stored(any_url).values()) < 2000
+
+
+def test_reset_delete_and_open_as_recorded(any_url):
+    """reset() unlinks the prefix's keys (by SCAN, on every node), not a longer prefix's, and
+    keeps the meta; a store opens under its saved scheme with no settings."""
+    with store_at(any_url, page_distance=4, expected=5000) as store, \
+            store_at(any_url, prefix="contentseen:other", expected=5000) as other:
+        store.add_many(list(range(1, 301)), [f"http://a/{i % 7}" for i in range(300)])
+        other.add_many([5, 6], ["http://o/5", "http://o/6"])
+        assert store.delete_url("http://a/3") == 43 and len(store) == 257
+        assert "http://a/3" not in {e.url for e in store.entries()} and store.lookup(4).url != "http://a/3"
+    with open_recorded(any_url, prefix="contentseen") as again:
+        assert (again.bits, again.distance, again.page_distance) == (64, 3, 4) and len(again) == 257
+        again.reset()
+        assert len(again) == 0 and list(again.entries()) == [] and again.lookup(4) is None
+    assert set(all_keys(any_url, "contentseen:*")) - set(all_keys(any_url, "contentseen:other:*")) == {
+        b"contentseen:meta"}
+    with store_at(any_url, prefix="contentseen:other", expected=5000) as other:
+        assert len(other) == 2
+    with pytest.raises(ContentSeenError, match="no contentseen store with prefix nothing"):
+        open_recorded(any_url, prefix="nothing")

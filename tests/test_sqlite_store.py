@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 
 from contentseen.errors import ContentSeenError
+from contentseen.stores.registry import open_recorded
 from contentseen.stores import open_store
 from contentseen.stores.sqlite import SQLiteStore, default_sqlite_url, sqlite_path
 from store_helpers import (
-    IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_page_rules, identity, near_groups,
-    planted_page_workload, planted_workload, race_processes, shuffled_copies, with_far_pages,
+    IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_expiry_against_brute_force,
+    check_page_rules, fake_clock, identity, near_groups, planted_page_workload, planted_workload, race_processes,
+    shuffled_copies, with_far_pages,
 )
 
 
@@ -441,3 +443,31 @@ def test_entries_migrate_a_store_to_another_layout(tmp_path):
         assert list(new.entries()) == entries
         for fp, page in planted_page_workload(64, 3, 4, 300, seed=41):
             assert new.lookup(fp, page) == old.lookup(fp, page)
+
+
+def test_expiry_equals_brute_force(tmp_path, monkeypatch):
+    clock = fake_clock(monkeypatch)
+    with open_store(url_of(tmp_path / "fp.sqlite"), IDENTITY, 64, 3, page_distance=4, expire=300) as store:
+        ops = planted_page_workload(64, 3, 4, 1200, seed=5)
+        assert check_expiry_against_brute_force(store, ops, 3, 4, 300, clock) > 50
+
+
+def test_count_reset_delete_and_open_as_recorded(tmp_path):
+    """len() reads the counts row (kept by triggers, also for SQL run by hand); reset keeps the
+    scheme; a store opens under its saved scheme with no settings."""
+    url = url_of(tmp_path / "fp.sqlite")
+    with open_store(url, identity(64), 64, 3, page_distance=4, expected=5000) as store:
+        store.add_many(list(range(1, 301)), [f"http://a/{i % 7}" for i in range(300)])
+        assert len(store) == 300
+        assert store.delete_url("http://a/3") == 43 and len(store) == 257
+        store._db.execute("DELETE FROM fingerprints WHERE id < 10")
+        assert len(store) == (n := store._db.execute("SELECT count(*) FROM fingerprints").fetchone()[0])
+    with open_recorded(url) as again:
+        assert (again.bits, again.distance, again.page_distance, again.plan.description) == (
+            64, 3, 4, store.plan.description)
+        assert len(again) == n and again.time_range() is not None
+        again.reset()
+        assert len(again) == 0 and list(again.entries()) == [] and again.time_range() is None
+    open_store(url, identity(64), 64, 3, page_distance=4, expected=5000).close()  # the scheme stayed
+    with pytest.raises(ContentSeenError, match="no such file"):
+        open_recorded(url_of(tmp_path / "none.sqlite"))

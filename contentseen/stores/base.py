@@ -109,6 +109,12 @@ class FingerprintStore(abc.ABC):
         """Remove every entry stored for ``url`` (reads the whole store); return how many."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete entries")
 
+    def time_range(self) -> tuple[float, float] | None:
+        """(oldest, newest) time an entry was stored, or None when empty (reads every entry
+        unless a backend knows better)."""
+        times = [entry.seen for entry in self.entries()]
+        return (min(times), max(times)) if times else None
+
     def cutoff(self) -> float | None:
         """Entries stored before this unix time have expired (None: nothing expires)."""
         return None if self.expire is None else time.time() - self.expire

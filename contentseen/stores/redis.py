@@ -20,7 +20,7 @@ encoding, ``add_many``, ``entries`` and ``len``, over a transport of batches of 
 from __future__ import annotations
 
 import abc
-import re
+import struct
 import time
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -31,10 +31,10 @@ from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..errors import ContentSeenError
 from ..simhash import from_int
 from .base import (
-    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, page_argument,
-    saved_scheme,
+    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
+    page_argument, recorded_expected, saved_scheme,
 )
-from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, RedisLayout
+from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
 
 from .redis_wire import USE_ERRORS, Command, Node, Scripts, _redis, client_options, one_line
 
@@ -43,23 +43,49 @@ DEFAULT_PREFIX = "contentseen"
 ADD_MANY_BATCH = 2000
 # Commands per round trip of len(), entries() and bulk loads
 READ_BATCH = 1000
+# With an expiry, every SWEEP_EVERY-th add also sweeps SWEEP_KEYS record hashes for expired
+# entries (about one more round trip per SWEEP_EVERY pages), so their memory returns.
+SWEEP_EVERY, SWEEP_KEYS = 16, 64
 
 
 class RedisBackedStore(FingerprintStore):
     """What the Redis stores share; subclasses connect (``_connect``), run batches of commands
     (``_batch``), scan keys (``_scan``), check (``_check``) and bulk-load (``_load``)."""
 
-    OPTIONS = frozenset(("prefix", "expected"))
+    OPTIONS = frozenset(("prefix", "expected", "expire"))
+    OWN_FIELDS = FingerprintStore.OWN_FIELDS | {"buckets"}
 
     @classmethod
     def options_from_settings(cls, settings: Any) -> dict[str, Any]:
         return {"prefix": settings.get("CONTENTSEEN_REDIS_PREFIX", DEFAULT_PREFIX),
-                "expected": expected_pages(settings)}
+                "expected": expected_pages(settings), "expire": expire_seconds(settings)}
+
+    @classmethod
+    def saved_meta(cls, url: str, prefix: str = DEFAULT_PREFIX, **options: Any) -> dict[str, str]:
+        store = cls.__new__(cls)  # a connection, without writing the meta as __init__ does
+        store.url, store.prefix = url, prefix
+        store._connect()
+        store._open = True
+        try:
+            reply = store._batch([(f"{prefix}:meta", ("HGETALL", f"{prefix}:meta"))])[0]
+        finally:
+            store.close()
+        if not reply:
+            raise ContentSeenError(f"store {url}: no contentseen store with prefix {prefix} ({prefix}:meta is absent)")
+        return _as_dict(reply)
+
+    @classmethod
+    def expected_of(cls, saved: Mapping[str, str], bits: int, distance: int) -> int:
+        return recorded_expected(saved, lambda n: {"index": plan_for(bits, distance, n).description,
+                                                   "buckets": str(hash_bits(n))})
 
     def __init__(self, url: str, identity: Mapping[str, str], bits: int, distance: int,
-                 prefix: str | None = DEFAULT_PREFIX, expected: int = DEFAULT_EXPECTED, *,
-                 page_distance: int | None = None):
+                 prefix: str | None = DEFAULT_PREFIX, expected: int = DEFAULT_EXPECTED, expire: float | None = None,
+                 *, page_distance: int | None = None):
         self.url = url
+        self.expire = expire
+        self._adds = 0
+        self._sweep: Iterator[bytes] | None = None
         if _redis is None:
             raise ContentSeenError(f"store {url}: the Redis stores need redis-py (pip install 'contentseen[redis]')")
         prefix = DEFAULT_PREFIX if prefix is None else prefix
@@ -138,7 +164,12 @@ class RedisBackedStore(FingerprintStore):
         """check_and_add ("add") or lookup ("lookup")."""
 
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
-        return self._check("add", fingerprint, url, page)
+        match = self._check("add", fingerprint, url, page)
+        if match is None and self.expire is not None:
+            self._adds += 1
+            if self._adds % SWEEP_EVERY == 0:
+                self.prune(self.cutoff(), SWEEP_KEYS)
+        return match
 
     def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
         return self._check("lookup", fingerprint, "", page)
@@ -183,16 +214,19 @@ class RedisBackedStore(FingerprintStore):
             args += [entry, record, *(buckets[t][1] for t in tables)]
         return keys, args
 
-    def entries(self) -> Iterator[Entry]:
-        """Every record, by the time it was stored (then by entry). Reads all of them first, to
-        sort them: about 100 bytes of client memory per entry."""
-        pattern = _glob_escape(self.layout.record_prefix) + "*}:u.*"
-        keys = list(self._scan(pattern))
+    def _records(self, keys: Sequence[bytes], what: str) -> list[tuple[bytes, bytes]]:
+        """(entry, record) of every record in the record hashes ``keys``."""
         rows = []
         for lo in range(0, len(keys), READ_BATCH):
             part = keys[lo : lo + READ_BATCH]
-            for reply in self._batch([(key.decode(), ("HGETALL", key)) for key in part], "listing entries"):
+            for reply in self._batch([(key.decode(), ("HGETALL", key)) for key in part], what):
                 rows += _as_dict(reply, decode=False).items()
+        return rows
+
+    def entries(self) -> Iterator[Entry]:
+        """Every record, by the time it was stored (then by entry). Reads all of them first, to
+        sort them: about 100 bytes of client memory per entry."""
+        rows = self._records(list(self._scan(self.layout.record_pattern())), "listing entries")
         rows.sort(key=lambda row: (row[1][:8], row[0]))
         for entry, record in rows:
             fingerprint, page = self.layout.decode_entry(entry)
@@ -206,6 +240,58 @@ class RedisBackedStore(FingerprintStore):
             replies = self._batch([(key, ("GET", key)) for key in keys[lo : lo + READ_BATCH]], "count")
             total += sum(int(r) for r in replies if r is not None)
         return total
+
+    def _sweep_keys(self, limit: int | None) -> list[bytes]:
+        """The next ``limit`` record hashes of a scan kept across calls (started again when it
+        ends), or all of them."""
+        pattern = self.layout.record_pattern()
+        if limit is None:
+            return list(self._scan(pattern))
+        keys: list[bytes] = []
+        for _ in range(2):
+            if self._sweep is None:
+                self._sweep = self._scan(pattern)
+            keys += [key for _, key in zip(range(limit - len(keys)), self._sweep)]
+            if len(keys) == limit:
+                break
+            self._sweep = None
+        return list(dict.fromkeys(keys))
+
+    def prune(self, before: float, limit: int | None = None) -> int:
+        """Remove entries stored before ``before`` (with a ``limit``: those in the next
+        ``limit`` record hashes of a sweep that goes round the store)."""
+        cutoff = struct.pack(">d", before)
+        old = [entry for entry, record in self._records(self._sweep_keys(limit), "prune") if record[:8] < cutoff]
+        return self._remove(old, cutoff)
+
+    def delete_url(self, url: str) -> int:
+        wanted = url.encode("utf-8", "surrogateescape")
+        rows = self._records(self._sweep_keys(None), "delete")
+        return self._remove([entry for entry, record in rows if record[8:] == wanted], b"")
+
+    def _remove_call(self, entry: bytes, tables: Sequence[int], claim: bool, cutoff: bytes) -> Command:
+        """One REMOVE script call: ``entry`` out of ``tables``' buckets (and its record when
+        ``claim``, if older than ``cutoff``)."""
+        layout = self.layout
+        fingerprint = layout.decode_entry(entry)[0]
+        buckets = layout.buckets(fingerprint)
+        keys = [buckets[t][0] for t in tables]
+        if claim:
+            keys += [layout.record_key(fingerprint), layout.counter_key(layout.tag0(fingerprint))]
+        return keys[0], ("EVALSHA", self._remove_sha, len(keys), *keys, entry, cutoff, "1" if claim else "0",
+                         *(buckets[t][1] for t in tables))
+
+    @abc.abstractmethod
+    def _remove(self, entries: list[bytes], cutoff: bytes) -> int:
+        """Remove ``entries`` whose record is older than ``cutoff`` (b"": any); how many went."""
+
+    def reset(self) -> None:
+        """UNLINK every key of the store but its meta, found by SCAN (never KEYS: it would block
+        the server), in batches; on a cluster, node by node."""
+        keys = list(self._scan(self.layout.data_pattern()))
+        for lo in range(0, len(keys), READ_BATCH):
+            self._batch([(key.decode(), ("UNLINK", key)) for key in keys[lo : lo + READ_BATCH]], "reset")
+        self._sweep = None
 
     def close(self) -> None:
         self._open = False
@@ -222,10 +308,6 @@ def _as_dict(reply: Any, decode: bool = True) -> dict:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _glob_escape(text: str) -> str:
-    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
 
 
 class RedisStore(RedisBackedStore):
@@ -248,6 +330,7 @@ class RedisStore(RedisBackedStore):
             ) from None
         scripts = Scripts()
         self._check_sha, self._add_sha = scripts.sha(CHECK_AND_ADD_LUA), scripts.sha(ADD_MANY_LUA)
+        self._remove_sha = scripts.sha(REMOVE_LUA)
         self._node = Node(pool, scripts)
         try:
             (pong,) = self._node.exchange([("PING",)])
@@ -279,7 +362,7 @@ class RedisStore(RedisBackedStore):
         buckets = layout.buckets(fingerprint)
         keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
                                                  layout.counter_key(layout.tag0(fingerprint))]
-        args = layout.head(mode, self.distance, self.page_distance, entry, record)
+        args = layout.head(mode, self.distance, self.page_distance, entry, record, self.cutoff())
         command = ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))
         reply = self._batch([(keys[0], command)], "check-and-add" if mode == "add" else "lookup")[0]
         if not reply:
@@ -297,6 +380,14 @@ class RedisStore(RedisBackedStore):
             commands.append((keys[0], ("EVALSHA", self._add_sha, len(keys), *keys, *args)))
         for lo in range(0, len(commands), 8):  # a few scripts a round trip: the server is never idle
             self._batch(commands[lo : lo + 8], "bulk add")
+
+    def _remove(self, entries: list[bytes], cutoff: bytes) -> int:
+        tables = range(self.plan.n_tables)
+        commands = [self._remove_call(entry, tables, True, cutoff) for entry in entries]
+        removed = 0
+        for lo in range(0, len(commands), READ_BATCH):
+            removed += sum(self._batch(commands[lo : lo + READ_BATCH], "remove"))
+        return removed
 
     def close(self) -> None:
         super().close()

@@ -20,6 +20,7 @@ be kept: neither saw the other's entry in step 1. Nothing is kept twice otherwis
 
 from __future__ import annotations
 
+import struct
 import time
 from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
@@ -28,7 +29,7 @@ from ..errors import ContentSeenError
 from . import redis as single
 from .base import Match
 from .redis import READ_BATCH, RedisBackedStore
-from .redis_layout import ADD_LUA, ADD_MANY_LUA
+from .redis_layout import ADD_LUA, ADD_MANY_LUA, REMOVE_LUA
 from .redis_wire import USE_ERRORS, ClusterRouter, Command, Scripts, client_options, one_line
 
 
@@ -54,6 +55,7 @@ class RedisClusterStore(RedisBackedStore):
         seed = seed_url(self.url)
         scripts = Scripts()
         self._add_sha, self._add_many_sha = scripts.sha(ADD_LUA), scripts.sha(ADD_MANY_LUA)
+        self._remove_sha = scripts.sha(REMOVE_LUA)
         try:
             self._router = ClusterRouter(seed, client_options(), scripts)
         except (ValueError, TypeError) as exc:
@@ -93,7 +95,11 @@ class RedisClusterStore(RedisBackedStore):
                 m = bucket[i : i + width]
                 if m not in found and (near := layout.near(entry, m, self.distance, self.page_distance)):
                     found[m] = [*near, None]
-        match = self._closest(found, what)
+        cutoff = self.cutoff()
+        cutoff_bytes = b"" if cutoff is None else struct.pack(">d", cutoff)
+        match, expired = self._closest(found, what, cutoff_bytes)
+        if mode == "add" and expired:
+            self._remove(expired, cutoff_bytes)
         if match is not None or mode == "lookup":
             return match
         claims = self._batch(self._add_commands(fingerprint, entry, record, buckets), what)
@@ -118,24 +124,41 @@ class RedisClusterStore(RedisBackedStore):
             commands.append((keys[0], command))
         return commands
 
-    def _closest(self, found: dict[bytes, list], what: str) -> Match | None:
-        """The closest entry of ``found`` that has a record (ties: stored first, smaller entry):
-        the records of those at the least distance are read, one round trip."""
+    def _closest(self, found: dict[bytes, list], what: str, cutoff: bytes) -> tuple[Match | None, list[bytes]]:
+        """The closest entry of ``found`` that has a record stored at ``cutoff`` or later (b"":
+        any; ties: stored first, smaller entry), and the expired entries met on the way: the
+        records of those at the least distance are read, one round trip."""
         layout = self.layout
+        expired: list[bytes] = []
         while found:
             least = min(c[0] for c in found.values())
             tied = [m for m, c in found.items() if c[0] == least]
             keys = [layout.record_key(layout.decode_entry(m)[0]) for m in tied]
             for m, rec in zip(tied, self._batch([(key, ("HGET", key, m)) for key, m in zip(keys, tied)], what)):
                 found[m][2] = rec
-            stored = [m for m in tied if found[m][2]]
+                if rec and rec[:8] < cutoff:
+                    expired.append(m)
+            stored = [m for m in tied if found[m][2] and found[m][2][:8] >= cutoff]
             if stored:
                 best = min(stored, key=lambda m: (found[m][2][:8], m))
                 d, pd, rec = found[best]
-                return self._match(best[: layout.fp_bytes], d, rec[8:], pd)
-            for m in tied:  # no record: an add that did not finish
+                return self._match(best[: layout.fp_bytes], d, rec[8:], pd), expired
+            for m in tied:  # no record (an add that did not finish, a removed entry), or expired
                 del found[m]
-        return None
+        return None, expired
+
+    def _remove(self, entries: list[bytes], cutoff: bytes) -> int:
+        """Group 0's script removes each entry's record (when older than ``cutoff``) and its
+        buckets of that group; then the other groups' buckets of those removed. Not atomic
+        across groups: the identical content stored again in between may miss a few buckets."""
+        groups = self.layout.groups
+        first = [self._remove_call(entry, groups[0], True, cutoff) for entry in entries]
+        gone = [entry for entry, ok in zip(entries, self._batch(first, "remove")) if ok]
+        rest = [self._remove_call(entry, tables, False, cutoff) for entry in gone
+                for g, tables in groups.items() if g != 0]
+        for lo in range(0, len(rest), READ_BATCH):
+            self._batch(rest[lo : lo + READ_BATCH], "remove")
+        return len(gone)
 
     def _load(self, rows: list[tuple]) -> None:
         layout = self.layout

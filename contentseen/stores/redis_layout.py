@@ -25,6 +25,7 @@ expected size, and a store is refused under another.
 from __future__ import annotations
 
 import math
+import re
 import struct
 from typing import Sequence
 
@@ -128,15 +129,31 @@ class RedisLayout:
         pd = (int.from_bytes(query[f + 1 :], "big") ^ int.from_bytes(entry[f + 1 :], "big")).bit_count()
         return (d, pd) if pd <= page_distance else None
 
-    def head(self, mode: str, distance: int, page_distance: int | None, entry: bytes, record: bytes) -> list:
+    def head(self, mode: str, distance: int, page_distance: int | None, entry: bytes, record: bytes,
+             cutoff: float | None = None) -> list:
         """The ARGV every check script starts with (see ``_PRELUDE``)."""
         return [mode, distance, "" if page_distance is None else page_distance, entry, record,
-                self.fp_bytes, self.plan.bits, self.record_prefix, self.tag_bits[0], self.record_bits]
+                self.fp_bytes, self.plan.bits, self.record_prefix, self.tag_bits[0], self.record_bits,
+                b"" if cutoff is None else struct.pack(">d", cutoff)]
+
+    def record_pattern(self) -> str:
+        """A SCAN pattern of every record hash."""
+        return _glob_escape(self.record_prefix) + "*}:u.*"
+
+    def data_pattern(self) -> str:
+        """A SCAN pattern of every key of the store but its meta (buckets, records, counters);
+        a store of a longer prefix (``P:spider``) has no key that matches."""
+        return _glob_escape(self.prefix) + ":{*"
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
 
 
 # ARGV head of the check scripts: 1 mode ("add" | "lookup"), 2 distance k, 3 page distance ("":
 # pages off), 4 the query entry, 5 its record (time + URL), 6 fingerprint bytes F, 7 fingerprint
-# bits, 8 record key prefix, 9 tag bits of group 0, 10 record hash bits. Redis Lua is 5.1:
+# bits, 8 record key prefix, 9 tag bits of group 0, 10 record hash bits, 11 the expiry cutoff
+# (an 8-byte big-endian double, "": nothing expires; positive doubles order as their bytes). Redis Lua is 5.1:
 # numbers are doubles and ``bit`` works on 32-bit integers, so entries are compared as 32-bit
 # chunks, popcount by SWAR without multiply.
 _PRELUDE = r"""
@@ -196,6 +213,20 @@ end
 local function record_key(m)
   return ARGV[8] .. string.format('%d', top(m, S0)) .. '}:u.' .. string.format('%d', top(m, R))
 end
+
+local function counter_key(m)
+  return ARGV[8] .. string.format('%d', top(m, S0)) .. '}:n'
+end
+
+-- bucket without entry m (E bytes), and whether it held it
+local function without(bucket, m)
+  local parts, found = {}, false
+  for s = 1, #bucket, E do
+    local e = sub(bucket, s, s + E - 1)
+    if e == m then found = true else parts[#parts + 1] = e end
+  end
+  return table.concat(parts), found
+end
 """
 
 # Appends entry ``v`` (E bytes) to a bucket unless it is there already (a racer stored the same).
@@ -216,10 +247,11 @@ end
 # entry). Redis runs a script alone: the whole check-and-add is atomic.
 CHECK_AND_ADD_LUA = _PRELUDE + r"""
 local T = #KEYS - 2
+local cutoff = ARGV[11]
 local best, bestd, bestp, bestrec = nil, k + 1, -1, nil
-local seen, buckets = {}, {}
+local seen, buckets, expired = {}, {}, {}
 for i = 1, T do
-  local bucket = redis.call('HGET', KEYS[i], ARGV[10 + i])
+  local bucket = redis.call('HGET', KEYS[i], ARGV[11 + i])
   buckets[i] = bucket
   if bucket then
     for s = 1, #bucket, E do
@@ -227,28 +259,80 @@ for i = 1, T do
       if not seen[m] then
         seen[m] = true
         local d, pd = near(m)
-        if d and d < bestd then
-          best, bestd, bestp, bestrec = m, d, pd, nil
-        elseif d and d == bestd then
-          bestrec = bestrec or redis.call('HGET', record_key(best), best) or ''
-          local rec = redis.call('HGET', record_key(m), m) or ''
-          local t, bt = sub(rec, 1, 8), sub(bestrec, 1, 8)
-          if t < bt or (t == bt and m < best) then best, bestp, bestrec = m, pd, rec end
+        if d and d <= bestd then
+          -- a match's record: none is an entry removed from other buckets (expired, deleted)
+          local rec = redis.call('HGET', record_key(m), m)
+          if not rec then
+            d = nil
+          elseif cutoff ~= '' and sub(rec, 1, 8) < cutoff then
+            expired[#expired + 1] = m
+            d = nil
+          end
+          if d and (d < bestd or sub(rec, 1, 8) < sub(bestrec, 1, 8)
+                    or (sub(rec, 1, 8) == sub(bestrec, 1, 8) and m < best)) then
+            best, bestd, bestp, bestrec = m, d, pd, rec
+          end
         end
       end
     end
   end
 end
-if best then
-  local rec = bestrec or redis.call('HGET', record_key(best), best) or ''
-  return {sub(best, 1, F), bestd, rec, bestp}
+if ARGV[1] ~= 'add' then
+  if best then return {sub(best, 1, F), bestd, bestrec, bestp} end
+  return false
 end
-if ARGV[1] == 'add' then
-  for i = 1, T do redis.call('HSET', KEYS[i], ARGV[10 + i], (buckets[i] or '') .. q) end
-  redis.call('HSET', KEYS[T + 1], q, ARGV[5])
-  redis.call('INCR', KEYS[T + 2])
+-- expired matches go: their records and their copies in these buckets (a copy elsewhere,
+-- without a record, is skipped by every check and swept by prune)
+for _, m in ipairs(expired) do
+  redis.call('HDEL', record_key(m), m)
+  redis.call('DECR', counter_key(m))
+  for i = 1, T do
+    if buckets[i] then
+      local rest, found = without(buckets[i], m)
+      if found then
+        buckets[i] = rest
+        if rest == '' then redis.call('HDEL', KEYS[i], ARGV[11 + i]) else redis.call('HSET', KEYS[i], ARGV[11 + i], rest) end
+      end
+    end
+  end
 end
+if best then return {sub(best, 1, F), bestd, bestrec, bestp} end
+for i = 1, T do
+  local rest = buckets[i] and without(buckets[i], q) or ''  -- an expired copy of q itself is gone already
+  redis.call('HSET', KEYS[i], ARGV[11 + i], rest .. q)
+end
+redis.call('HSET', KEYS[T + 1], q, ARGV[5])
+redis.call('INCR', KEYS[T + 2])
 return false
+"""
+
+# Removes entry ARGV[1] when its record is older than ARGV[2] (8-byte double; "": whatever its
+# time): KEYS = its buckets (then, when ARGV[3] is "1", its record key and counter key); ARGV[4..]
+# the buckets' fields. With the record (single server: one script, atomic) returns 1 when removed.
+REMOVE_LUA = r"""
+local sub, q, cutoff = string.sub, ARGV[1], ARGV[2]
+local E = #q
+local n = #KEYS
+if ARGV[3] == '1' then
+  n = n - 2
+  local rec = redis.call('HGET', KEYS[n + 1], q)
+  if not rec or (cutoff ~= '' and sub(rec, 1, 8) >= cutoff) then return 0 end
+  redis.call('HDEL', KEYS[n + 1], q)
+  redis.call('DECR', KEYS[n + 2])
+end
+for i = 1, n do
+  local bucket = redis.call('HGET', KEYS[i], ARGV[3 + i])
+  if bucket then
+    local parts = {}
+    for s = 1, #bucket, E do
+      local e = sub(bucket, s, s + E - 1)
+      if e ~= q then parts[#parts + 1] = e end
+    end
+    if #parts == 0 then redis.call('HDEL', KEYS[i], ARGV[3 + i])
+    else redis.call('HSET', KEYS[i], ARGV[3 + i], table.concat(parts)) end
+  end
+end
+return 1
 """
 
 # Cluster, step 2 of a check (step 1 reads the buckets with plain HGETs): store the entry in
