@@ -453,15 +453,15 @@ def test_expiry_equals_brute_force(tmp_path, monkeypatch):
 
 
 def test_count_reset_delete_and_open_as_recorded(tmp_path):
-    """len() reads the counts row (kept by triggers, also for SQL run by hand); reset keeps the
-    scheme; a store opens under its saved scheme with no settings."""
+    """len() reads the counts row (kept by every insert and delete); reset keeps the scheme; a
+    store opens under its saved scheme with no settings."""
     url = url_of(tmp_path / "fp.sqlite")
     with open_store(url, identity(64), 64, 3, page_distance=4, expected=5000) as store:
         store.add_many(list(range(1, 301)), [f"http://a/{i % 7}" for i in range(300)])
         assert len(store) == 300
         assert store.delete_url("http://a/3") == 43 and len(store) == 257
-        store._db.execute("DELETE FROM fingerprints WHERE id < 10")
-        assert len(store) == (n := store._db.execute("SELECT count(*) FROM fingerprints").fetchone()[0])
+        assert store.prune(time.time() + 1, limit=10) == 10
+        assert len(store) == (n := store._db.execute("SELECT count(*) FROM fingerprints").fetchone()[0]) == 247
     with open_recorded(url) as again:
         assert (again.bits, again.distance, again.page_distance, again.plan.description) == (
             64, 3, 4, store.plan.description)
