@@ -109,6 +109,14 @@ def _flag(name: str, value: Any) -> bool:
     raise ContentSeenError(f"{name}: {value!r} is not one of 1/0, true/false, yes/no, on/off")
 
 
+def _duration(seconds: float) -> str:
+    """``30d``, ``12h``, ``15m`` or ``90 s``: a duration as one writes it in the setting."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g} s"
+
+
 def reset_wanted(settings: BaseSettings, spider: Any) -> bool:
     """``CONTENTSEEN_RESET``, or the spider argument ``-a contentseen_reset=1``."""
     return (_flag("CONTENTSEEN_RESET", settings.get("CONTENTSEEN_RESET", False))
@@ -220,7 +228,7 @@ class ContentSeenMiddleware:
         crawler.stats.set_value("contentseen/initial", initial)
         logger.info("ContentSeen: store %s holds %d fingerprints%s%s; %d bits, distance %d, page distance %d, "
                     "extract %s", display_url(url), initial, " (reset)" if reset else "",
-                    "" if expire is None else f", entries expire after {expire:g} s",
+                    "" if expire is None else f", entries expire after {_duration(expire)}",
                     scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 
