@@ -214,10 +214,6 @@ local function record_key(m)
   return ARGV[8] .. string.format('%d', top(m, S0)) .. '}:u.' .. string.format('%d', top(m, R))
 end
 
-local function counter_key(m)
-  return ARGV[8] .. string.format('%d', top(m, S0)) .. '}:n'
-end
-
 -- bucket without entry m (E bytes), and whether it held it
 local function without(bucket, m)
   local parts, found = {}, false
@@ -281,25 +277,18 @@ if ARGV[1] ~= 'add' then
   if best then return {sub(best, 1, F), bestd, bestrec, bestp} end
   return false
 end
--- expired matches go: their records and their copies in these buckets (a copy elsewhere,
--- without a record, is skipped by every check and swept by prune)
+if best then return {sub(best, 1, F), bestd, bestrec, bestp} end
+-- An expired copy of q itself is replaced (record, counter, its place in these buckets, which
+-- are all of its buckets). Other expired matches stay for prune's sweep, which removes an entry
+-- from every bucket: this script knows only the query's buckets.
 for _, m in ipairs(expired) do
-  redis.call('HDEL', record_key(m), m)
-  redis.call('DECR', counter_key(m))
-  for i = 1, T do
-    if buckets[i] then
-      local rest, found = without(buckets[i], m)
-      if found then
-        buckets[i] = rest
-        if rest == '' then redis.call('HDEL', KEYS[i], ARGV[11 + i]) else redis.call('HSET', KEYS[i], ARGV[11 + i], rest) end
-      end
-    end
+  if m == q then
+    redis.call('HDEL', KEYS[T + 1], q)
+    redis.call('DECR', KEYS[T + 2])
   end
 end
-if best then return {sub(best, 1, F), bestd, bestrec, bestp} end
 for i = 1, T do
-  local rest = buckets[i] and without(buckets[i], q) or ''  -- an expired copy of q itself is gone already
-  redis.call('HSET', KEYS[i], ARGV[11 + i], rest .. q)
+  redis.call('HSET', KEYS[i], ARGV[11 + i], (buckets[i] and without(buckets[i], q) or '') .. q)
 end
 redis.call('HSET', KEYS[T + 1], q, ARGV[5])
 redis.call('INCR', KEYS[T + 2])
