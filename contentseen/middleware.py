@@ -14,10 +14,7 @@ page crawled again unchanged, whose links the spider still follows.
 from __future__ import annotations
 
 import logging
-import os
-import re
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 
 from scrapy import signals
@@ -27,17 +24,14 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
-from scrapy.utils.project import data_path
 
-from .engine import REVISITS, Engine
-from .errors import ContentSeenError, load_subclass, report_startup_error
+from .engine import REVISITS, Decision, Engine
+from .errors import ContentSeenError, report_startup_error
+from .settings import duration_text, reset_wanted, scheme_from_settings, seconds_setting, store_location
 from .signals import page_decided
-from .fingerprints import Scheme
-from .engine import Decision
 from .stores import StoreError, display_url, open_store_from_settings
 from .stores.base import expire_seconds
 from .stores.worker import StoreSkipped, StoreWorker
-from .text import Extractor
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -48,108 +42,6 @@ logger = logging.getLogger(__name__)
 
 ON_STORE_ERROR = ("keep", "stop")
 SPIDER_MIDDLEWARE = "contentseen.middleware.ContentSeenSpiderMiddleware"
-
-
-def scheme_from_settings(settings: BaseSettings) -> Scheme:
-    """The fingerprint scheme named by ``CONTENTSEEN_*`` settings."""
-
-    def number(name: str, default: int) -> int:
-        try:
-            return settings.getint(f"CONTENTSEEN_{name}", default)
-        except (TypeError, ValueError):
-            raise ContentSeenError(
-                f"CONTENTSEEN_{name}: {settings.get(f'CONTENTSEEN_{name}')!r} is not a whole number"
-            ) from None
-
-    return Scheme(
-        bits=number("BITS", Scheme.bits),
-        features=number("FEATURES", Scheme.features),
-        distance=number("DISTANCE", Scheme.distance),
-        stopwords=settings.get("CONTENTSEEN_STOPWORDS") or None,
-        hashvalues=settings.get("CONTENTSEEN_HASHVALUES") or None,
-        corpus=settings.get("CONTENTSEEN_CORPUS") or None,
-        extract=settings.get("CONTENTSEEN_EXTRACT", Scheme.extract),
-        min_words=number("MIN_WORDS", Scheme.min_words),
-        weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
-        page_distance=number("PAGE_DISTANCE", Scheme.page_distance),
-        extractor=_extractor(settings),
-    )
-
-
-def _extractor(settings: BaseSettings) -> Extractor | None:
-    """``CONTENTSEEN_EXTRACTOR``: the class path of another extraction stage (an ``Extractor``
-    subclass, made with the ``CONTENTSEEN_EXTRACT`` mode), or None for the built-in one."""
-    path = settings.get("CONTENTSEEN_EXTRACTOR")
-    if not path:
-        return None
-    cls = load_subclass(path, Extractor, "CONTENTSEEN_EXTRACTOR")
-    return cls(settings.get("CONTENTSEEN_EXTRACT", Scheme.extract))
-
-
-def _seconds(settings: BaseSettings, name: str, default: float) -> float:
-    """A CONTENTSEEN_* duration in seconds, 0.1..3600."""
-    try:
-        value = settings.getfloat(name, default)
-    except (TypeError, ValueError):
-        value = -1.0
-    if not 0.1 <= value <= 3600:
-        raise ContentSeenError(f"{name}: {settings.get(name)!r} is not a number of seconds in 0.1..3600")
-    return value
-
-
-def _flag(name: str, value: Any) -> bool:
-    """A yes/no setting or spider argument (``-a contentseen_reset=1``: a string)."""
-    if isinstance(value, bool) or value is None:
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off", ""):
-        return False
-    raise ContentSeenError(f"{name}: {value!r} is not one of 1/0, true/false, yes/no, on/off")
-
-
-def _duration(seconds: float) -> str:
-    """``30d``, ``12h``, ``15m`` or ``90 s``: a duration as one writes it in the setting."""
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size and seconds % size == 0:
-            return f"{seconds / size:g}{unit}"
-    return f"{seconds:g} s"
-
-
-def reset_wanted(settings: BaseSettings, spider: Any) -> bool:
-    """``CONTENTSEEN_RESET``, or the spider argument ``-a contentseen_reset=1``."""
-    return (_flag("CONTENTSEEN_RESET", settings.get("CONTENTSEEN_RESET", False))
-            or _flag("contentseen_reset", getattr(spider, "contentseen_reset", False)))
-
-
-def store_location(settings: BaseSettings, spider: str) -> tuple[str, BaseSettings]:
-    """The store URL for ``spider``, and the settings with ``%(spider)s`` filled in
-    (``CONTENTSEEN_STORE``, ``CONTENTSEEN_REDIS_PREFIX``).
-
-    By default every spider has its own store: ``JOBDIR/contentseen.sqlite`` when a job
-    directory is set, else ``<project data dir>/contentseen/<spider>.sqlite`` (Scrapy's
-    ``.scrapy`` folder of the project, whatever the working directory), and on Redis the prefix
-    ``contentseen:<spider>``. Spiders share a store only when told to: a ``CONTENTSEEN_STORE``
-    or ``CONTENTSEEN_REDIS_PREFIX`` without ``%(spider)s``.
-    """
-    name = re.sub(r"[^\w.-]", "_", spider) or "default"
-    resolved = settings.copy()
-    resolved.frozen = False  # a copy of the crawler's frozen settings, for the store alone
-    for key, default in (("CONTENTSEEN_STORE", None), ("CONTENTSEEN_REDIS_PREFIX", "contentseen:%(spider)s")):
-        value = settings.get(key) or default
-        if value:
-            try:
-                value = value % {"spider": name}
-            except (KeyError, ValueError, TypeError):
-                raise ContentSeenError(f"{key}: {value!r}: the only placeholder is %(spider)s") from None
-            resolved.set(key, value, priority="cmdline")
-    url = resolved.get("CONTENTSEEN_STORE")
-    if not url:
-        jobdir = settings.get("JOBDIR")
-        path = Path(jobdir, "contentseen.sqlite") if jobdir else Path(data_path("contentseen", createdir=True), f"{name}.sqlite")
-        url = "sqlite:///" + os.fspath(path)
-    return url, resolved
 
 
 def _spider_middleware_enabled(settings: BaseSettings) -> bool:
@@ -210,14 +102,14 @@ class ContentSeenMiddleware:
             worker = StoreWorker(
                 lambda: open_store_from_settings(url, settings, pages.identity, scheme.bits, scheme.distance,
                                                  scheme.page_distance),
-                timeout=_seconds(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0),
-                failures=3, cooldown=_seconds(settings, "CONTENTSEEN_STORE_COOLDOWN", 10.0),
+                timeout=seconds_setting(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0),
+                failures=3, cooldown=seconds_setting(settings, "CONTENTSEEN_STORE_COOLDOWN", 10.0),
             )
         except ContentSeenError as exc:  # its message names the store: never its password
             raise ContentSeenError(str(exc).replace(url, display_url(url))) from None
         try:
             if reset:  # as deltafetch's DELTAFETCH_RESET: this crawl starts from an empty store
-                worker.call_now(worker.store.reset)
+                worker.call_now(worker.store.reset, wait=None)  # grows with the store: no time limit
             initial = worker.call_now(len, worker.store)  # cheap in every store: no scan
         except Exception as exc:
             worker.close()
@@ -228,7 +120,7 @@ class ContentSeenMiddleware:
         crawler.stats.set_value("contentseen/initial", initial)
         logger.info("ContentSeen: store %s holds %d fingerprints%s%s; %d bits, distance %d, page distance %d, "
                     "extract %s", display_url(url), initial, " (reset)" if reset else "",
-                    "" if expire is None else f", entries expire after {_duration(expire)}",
+                    "" if expire is None else f", entries expire after {duration_text(expire)}",
                     scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 

@@ -115,7 +115,7 @@ def offline_fingerprinter():
     """The fingerprinter the crawler_project settings configure, built outside Scrapy."""
     from scrapy.settings import Settings
 
-    from contentseen.middleware import scheme_from_settings
+    from contentseen.settings import scheme_from_settings
 
     settings = Settings()
     settings.setmodule("crawler_project.settings")

@@ -76,9 +76,11 @@ class StoreWorker:
             self._failed = 0
         return result
 
-    def call_now(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn`` in the store's thread, waited for here (start-up and shutdown only)."""
-        return self._pool.submit(fn, *args, **kwargs).result(timeout=self.timeout * 4)
+    def call_now(self, fn: Callable[..., T], *args: Any, wait: float | None = -1, **kwargs: Any) -> T:
+        """``fn`` in the store's thread, waited for here (start-up and shutdown only): at most
+        ``wait`` seconds (default 4 x the call timeout; None: as long as it takes, for work that
+        grows with the store, such as a reset)."""
+        return self._pool.submit(fn, *args, **kwargs).result(timeout=self.timeout * 4 if wait == -1 else wait)
 
     def _failure(self) -> None:
         with self._lock:
