@@ -8,6 +8,7 @@ sending the command again."""
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
@@ -75,23 +76,27 @@ class Scripts:
 
 
 class Node:
-    """One server behind a connection pool."""
+    """One server: one connection of its own, taken by a batch from its write to its read (a
+    lock, so threads may share a store); the pool serves the rest (script loads, scans)."""
 
     def __init__(self, pool: Any, scripts: Scripts):
         self.pool, self.scripts = pool, scripts
+        self.address = (pool.connection_kwargs.get("host", ""), pool.connection_kwargs.get("port", 0))
+        self._connection = pool.make_connection()
+        self._lock = threading.Lock()
 
     def write(self, commands: list[tuple]) -> Any:
-        """Send ``commands``; the connection to read their replies from."""
-        connection = self.pool.get_connection()
+        """Send ``commands``; the connection to read their replies from (held until read)."""
+        self._lock.acquire()
         try:
-            connection.send_packed_command([pack(commands)])
+            self._connection.send_packed_command([pack(commands)])
         except BaseException:
-            self.release(connection, broken=True)
+            self.release(self._connection, broken=True)
             raise
-        return connection
+        return self._connection
 
     def read(self, connection: Any, count: int) -> list:
-        """``count`` replies, an error reply as its exception; the connection goes back."""
+        """``count`` replies, an error reply as its exception; the connection is given back."""
         replies = []
         try:
             for _ in range(count):
@@ -107,8 +112,8 @@ class Node:
 
     def release(self, connection: Any, broken: bool = False) -> None:
         if broken:
-            connection.disconnect()  # replies may be left unread on it
-        self.pool.release(connection)
+            connection.disconnect()  # replies may be left unread on it; the next write reconnects
+        self._lock.release()
 
     def load_missing(self, commands: list[tuple], replies: list) -> list[int]:
         """Load the scripts of commands answered NOSCRIPT; their numbers, to send again."""
@@ -131,6 +136,7 @@ class Node:
         yield from _redis.Redis(connection_pool=self.pool).scan_iter(match=pattern, count=count)
 
     def close(self) -> None:
+        self._connection.disconnect()
         self.pool.disconnect()
 
 
@@ -186,6 +192,9 @@ class ClusterRouter:
             by_node: dict[Node, list[int]] = {}
             for i in todo:
                 by_node.setdefault(self._slots[key_slot(commands[i][0].encode())], []).append(i)
+            # nodes in one order for every thread: a batch holds each node's connection from
+            # its write to its read
+            by_node = dict(sorted(by_node.items(), key=lambda item: item[0].address))
             written = []
             try:
                 for node, numbers in by_node.items():
