@@ -25,11 +25,14 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
+from .delivery import Deliveries, Journal, Pending
 from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, report_startup_error
-from .settings import duration_text, reset_wanted, scheme_from_settings, seconds_setting, store_location
+from .settings import (
+    duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting, store_location,
+)
 from .signals import page_decided
-from .stores import StoreError, display_url, open_store_from_settings
+from .stores import FingerprintStore, Match, StoreError, display_url, open_store_from_settings
 from .stores.base import expire_seconds
 from .stores.worker import StoreSkipped, StoreWorker
 
@@ -69,6 +72,11 @@ class ContentSeenMiddleware:
         self.on_store_error = on_store_error
         self.bits = engine.pages.scheme.bits
         self._closing = False
+        # Pages kept but not delivered yet (see contentseen.delivery); None: a page counts as
+        # seen once checked (no spider middleware to see it delivered, or a store that cannot
+        # discard an entry).
+        self.deliveries: Deliveries | None = None
+        self.journal: Journal | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "ContentSeenMiddleware":
@@ -107,16 +115,24 @@ class ContentSeenMiddleware:
             )
         except ContentSeenError as exc:  # its message names the store: never its password
             raise ContentSeenError(str(exc).replace(url, display_url(url))) from None
+        mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         try:
+            if _spider_middleware_enabled(settings) and type(worker.store).discard is not FingerprintStore.discard:
+                what = "discard the pages a killed crawl left in flight"
+                mw._track_deliveries(journal_dir(settings, url), file_name(spider), display_url(url))
+            else:
+                logger.info("ContentSeen: pages count as seen once checked, not once delivered (%s)",
+                            "the store cannot discard an entry" if _spider_middleware_enabled(settings)
+                            else f"enable {SPIDER_MIDDLEWARE} to mark them on delivery")
+            what = "reset it" if reset else "count it"
             if reset:  # as deltafetch's DELTAFETCH_RESET: this crawl starts from an empty store
                 worker.call_now(worker.store.reset, wait=None)  # grows with the store: no time limit
             initial = worker.call_now(len, worker.store)  # cheap in every store: no scan
         except Exception as exc:
             worker.close()
-            raise ContentSeenError(f"store {display_url(url)}: cannot {'reset' if reset else 'count'} it "
+            raise ContentSeenError(f"store {display_url(url)}: cannot {what} "
                                    f"({str(exc).replace(url, display_url(url))})") from None
-        mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
-        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         crawler.stats.set_value("contentseen/initial", initial)
         logger.info("ContentSeen: store %s holds %d fingerprints%s%s; %d bits, distance %d, page distance %d, "
                     "extract %s", display_url(url), initial, " (reset)" if reset else "",
@@ -124,11 +140,63 @@ class ContentSeenMiddleware:
                     scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         return mw
 
+    def _track_deliveries(self, directory, name: str, store: str) -> None:
+        """Discard what dead crawls of this spider left in flight, then journal this one's."""
+        orphans = 0
+        for path, pending in Journal.orphans(directory, name, store):
+            orphans += self.worker.call_now(_discard_all, self.worker.store, pending, wait=None)
+            path.unlink()
+        if orphans:
+            logger.info("ContentSeen: %d pages stored by a crawl that ended before delivering them are removed "
+                        "from the store (they are fetched again)", orphans)
+        self.stats.set_value("contentseen/orphans_discarded", orphans)
+        self.journal = self.worker.call_now(Journal, directory, name, store)
+        self.deliveries = Deliveries(self._settle)
+        for signal, ok in ((signals.item_scraped, True), (signals.item_dropped, True), (signals.item_error, False)):
+            self.crawler.signals.connect(self._item_passed if ok else self._item_failed, signal=signal)
+
+    @staticmethod
+    def _key(response: Any) -> int | None:
+        """The in-flight key of a page (an errback's items come with a Failure, not a page)."""
+        try:
+            return response.meta.get("contentseen", {}).get("inflight")
+        except AttributeError:
+            return None
+
+    def _item_passed(self, item: Any, response: Response | None = None, **kwargs: Any) -> None:
+        if self.deliveries is not None and (key := self._key(response)) is not None:
+            self.deliveries.item_passed(key)
+
+    def _item_failed(self, item: Any, response: Response | None = None, **kwargs: Any) -> None:
+        if self.deliveries is not None and (key := self._key(response)) is not None:
+            self.deliveries.item_passed(key, ok=False)
+
+    def _settle(self, key: int, pending: Pending, delivered: bool) -> None:
+        """A page's fate is known: delivered (its journal line is closed), or not (its entry is
+        discarded from the store, so that a copy or the next crawl keeps it again)."""
+        if delivered:
+            self.worker.submit(self.journal.end, key)
+            return
+        self.stats.inc_value("contentseen/undelivered")
+        logger.info("ContentSeen: %s was not delivered (its callback or an item failed, or the spider closed "
+                    "first): its fingerprint is removed from the store", pending.url)
+        self.worker.submit(_discard_one, self.worker.store, self.journal, key, pending).add_done_callback(
+            _log_failed_discard)
+
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.close()
 
     def close(self) -> None:
-        """Close the store (in its own thread)."""
+        """Discard the pages still in flight (none will be delivered now), close the journal,
+        then the store (in its own thread)."""
+        if self.deliveries is not None:
+            for key, pending in self.deliveries.undelivered():
+                self._settle(key, pending, delivered=False)
+            try:  # after the discards, in the store's thread; a hung store is not waited for long
+                self.worker.call_now(self.journal.close)
+            except Exception as exc:  # the journal stays: the next start discards its pages
+                logger.warning("ContentSeen: cannot close the journal %s (%s)", self.journal.path, exc)
+            self.deliveries = None
         self.worker.close()
 
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
@@ -140,18 +208,34 @@ class ContentSeenMiddleware:
         finally:
             self.stats.inc_value("contentseen/seconds", time.perf_counter() - started, start=0.0)
 
-    async def _check(self, url: str, decision: Decision) -> Decision:
-        """The store's answer for a prepared page, asked in the store's thread."""
+    async def _check(self, url: str, decision: Decision) -> tuple[Decision, int | None]:
+        """The store's answer for a prepared page, asked in the store's thread; with the key of
+        the page in flight when it was stored, or may have been (a store error)."""
         page = decision.page
         if self._closing:  # CONTENTSEEN_ON_STORE_ERROR=stop: nothing checked any more
-            return Decision("store_error", page, reason="the spider is closing after a store error")
+            return Decision("store_error", page, reason="the spider is closing after a store error"), None
+        key = None
         try:
-            match = await self.worker.call(self.engine.store.check_and_add, page.fingerprint, url, page=page.page)
-        except StoreSkipped as exc:
-            return Decision("store_error", page, reason=str(exc), skipped=True)
-        except StoreError as exc:
-            return Decision("store_error", page, reason=str(exc))
-        return self.engine.judge(url, page, match)
+            if self.deliveries is None:
+                match = await self.worker.call(self.engine.store.check_and_add, page.fingerprint, url, page=page.page)
+            else:
+                key = self.deliveries.new_key()
+                pending = Pending(page.fingerprint, page.page, url, time.time())
+                match = await self.worker.call(_journaled_check, self.engine.store, self.journal, key, pending)
+        except StoreSkipped as exc:  # not called: nothing journaled, nothing stored
+            return Decision("store_error", page, reason=str(exc), skipped=True), None
+        except StoreError as exc:  # stored or not: in flight as if kept, discarded unless delivered
+            if key is not None:
+                self.deliveries.track(key, pending)
+            return Decision("store_error", page, reason=str(exc)), key
+        decision = self.engine.judge(url, page, match)
+        if key is not None:
+            if decision.outcome == "kept":
+                self.deliveries.track(key, pending)
+            else:  # nothing was stored
+                self.worker.submit(self.journal.end, key)
+                key = None
+        return decision, key
 
     async def _decide(self, request: Request, response: Response) -> Response:
         # A spider that copies response.meta into the requests it makes would pass on this
@@ -170,13 +254,17 @@ class ContentSeenMiddleware:
             return response
         decision = self.engine.prepare(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
         if decision.outcome == "check":
-            decision = await self._check(response.url, decision)
+            decision, inflight = await self._check(response.url, decision)
+        else:
+            inflight = None
         self.crawler.signals.send_catch_log(page_decided, request=request, response=response, decision=decision,
                                             spider=self.crawler.spider)
         page = decision.page
         if page is not None and page.fingerprint is not None:
             request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "page_fingerprint": f"{page.page:016x}",
                                            "text_chars": page.text_chars, "exact": page.exact}
+            if inflight is not None:
+                request.meta["contentseen"]["inflight"] = inflight
         outcome = decision.outcome
         if outcome == "skipped":
             reason = decision.reason.split(":", 1)[0]
@@ -248,18 +336,54 @@ class ContentSeenMiddleware:
         deferred_from_coro(engine.close_spider_async(reason=reason))
 
 
-class ContentSeenSpiderMiddleware:
-    """With ``CONTENTSEEN_REVISITS=follow``: drops the items a spider makes from a page that
-    ``ContentSeenMiddleware`` found unchanged since it was stored, and lets its requests (the
-    links it follows) through. Enable with
-    ``SPIDER_MIDDLEWARES = {"contentseen.middleware.ContentSeenSpiderMiddleware": 100}``."""
+def _journaled_check(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> Match | None:
+    """In the store's thread: the page goes into the journal, then to ``check_and_add`` (a kill
+    between the two leaves a line whose discard finds nothing)."""
+    journal.begin(key, pending)
+    return store.check_and_add(pending.fingerprint, pending.url, page=pending.page)
 
-    def __init__(self, stats: Any):
-        self.stats = stats
+
+def _discard_all(store: FingerprintStore, pending: list[Pending]) -> int:
+    return sum(store.discard(p.fingerprint, p.url, p.since) for p in pending)
+
+
+def _discard_one(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> None:
+    """In the store's thread: discard an undelivered page's entry, then close its journal line
+    (left open if the store fails: the next start discards it)."""
+    store.discard(pending.fingerprint, pending.url, pending.since)
+    journal.end(key)
+
+
+def _log_failed_discard(future: Any) -> None:
+    if (exc := future.exception()) is not None:
+        logger.warning("ContentSeen: cannot remove an undelivered page from the store (%s); the next start "
+                       "will", exc)
+
+
+class ContentSeenSpiderMiddleware:
+    """Sees pages delivered: counts the items each kept page's callback makes, and tells
+    ``ContentSeenMiddleware`` when the callback ended (or raised), so that a page counts as seen
+    only once delivered (``contentseen.delivery``). With ``CONTENTSEEN_REVISITS=follow`` it also
+    drops the items a spider makes from a page ``ContentSeenMiddleware`` found unchanged since it
+    was stored, and lets its requests (the links it follows) through. Enable with
+    ``SPIDER_MIDDLEWARES = {"contentseen.middleware.ContentSeenSpiderMiddleware": 100}`` (the
+    add-on does), at a low number: its output is then what reaches the item pipeline."""
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self.stats = crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "ContentSeenSpiderMiddleware":
-        return cls(crawler.stats)
+        return cls(crawler)
+
+    def _deliveries(self, response: Response) -> tuple[Deliveries | None, int | None]:
+        key = ContentSeenMiddleware._key(response)
+        if key is None:
+            return None, None
+        downloader = self.crawler.get_downloader_middleware(ContentSeenMiddleware)
+        deliveries = None if downloader is None else downloader.deliveries
+        return deliveries, (None if deliveries is None else key)
 
     @staticmethod
     def _unchanged(response: Response) -> bool:
@@ -272,14 +396,45 @@ class ContentSeenSpiderMiddleware:
         return False
 
     def process_spider_output(self, response: Response, result: Iterable[Any], spider: Spider | None = None) -> Iterable[Any]:
+        deliveries, key = self._deliveries(response)
+        if deliveries is not None:
+            return self._delivered(response, result, deliveries, key)
         if not self._unchanged(response):
             return result
         return (x for x in result if self._keep(x))
+
+    def _delivered(self, response: Response, result: Iterable[Any], deliveries: Deliveries, key: int) -> Iterable[Any]:
+        try:
+            for x in result:
+                if not isinstance(x, Request):
+                    deliveries.item_made(key)
+                yield x
+        except BaseException:
+            deliveries.callback_ended(key, failed=True)
+            raise
+        deliveries.callback_ended(key)
 
     async def process_spider_output_async(
         self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
     ) -> AsyncIterator[Any]:
         unchanged = self._unchanged(response)
-        async for x in result:
-            if not unchanged or self._keep(x):
+        deliveries, key = self._deliveries(response)
+        try:
+            async for x in result:
+                if unchanged and not self._keep(x):
+                    continue
+                if deliveries is not None and not isinstance(x, Request):
+                    deliveries.item_made(key)
                 yield x
+        except BaseException:
+            if deliveries is not None:
+                deliveries.callback_ended(key, failed=True)
+            raise
+        if deliveries is not None:
+            deliveries.callback_ended(key)
+
+    def process_spider_exception(self, response: Response, exception: Exception, spider: Spider | None = None) -> None:
+        """A callback that raised before making any output: its page was not delivered."""
+        deliveries, key = self._deliveries(response)
+        if deliveries is not None:
+            deliveries.callback_ended(key, failed=True)

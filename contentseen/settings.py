@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scrapy.exceptions import NotConfigured
 from scrapy.utils.project import data_path
 
 from .errors import ContentSeenError, load_subclass
@@ -91,6 +92,26 @@ def reset_wanted(settings: BaseSettings, spider: Any) -> bool:
             or _flag("contentseen_reset", getattr(spider, "contentseen_reset", False)))
 
 
+def file_name(spider: str) -> str:
+    """A spider's name as a file name (of its default store, of its journal)."""
+    return re.sub(r"[^\w.-]", "_", spider) or "default"
+
+
+def journal_dir(settings: BaseSettings, url: str) -> Path:
+    """Where the journals of pages in flight live (``contentseen.delivery``): ``JOBDIR`` when
+    set, else beside a SQLite store, else the project's data dir (``.scrapy/contentseen`` of the
+    working directory outside a project)."""
+    jobdir = settings.get("JOBDIR")
+    if jobdir:
+        return Path(jobdir)
+    if url.lower().startswith("sqlite:///"):
+        return Path(url[len("sqlite:///"):]).parent
+    try:
+        return Path(data_path("contentseen", createdir=True))
+    except NotConfigured:  # a settings module but no scrapy.cfg
+        return Path(".scrapy", "contentseen")
+
+
 def store_location(settings: BaseSettings, spider: str) -> tuple[str, BaseSettings]:
     """The store URL for ``spider``, and the settings with ``%(spider)s`` filled in
     (``CONTENTSEEN_STORE``, ``CONTENTSEEN_REDIS_PREFIX``).
@@ -101,7 +122,7 @@ def store_location(settings: BaseSettings, spider: str) -> tuple[str, BaseSettin
     ``contentseen:<spider>``. Spiders share a store only when told to: a ``CONTENTSEEN_STORE``
     or ``CONTENTSEEN_REDIS_PREFIX`` without ``%(spider)s``.
     """
-    name = re.sub(r"[^\w.-]", "_", spider) or "default"
+    name = file_name(spider)
     resolved = settings.copy()
     resolved.frozen = False  # a copy of the crawler's frozen settings, for the store alone
     for key, default in (("CONTENTSEEN_STORE", None), ("CONTENTSEEN_REDIS_PREFIX", "contentseen:%(spider)s")):

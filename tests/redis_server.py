@@ -75,10 +75,11 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> "RedisServer":
+    def start(self, timeout: float = 10.0, port: int | None = None) -> "RedisServer":
+        """Start on a free port (or on ``port``: the same server, back empty after a kill)."""
         last = ""
-        for _ in range(5):  # the free port may be taken between finding and binding it
-            self.port = free_port()
+        for _ in range(5 if port is None else 50):  # a free port may be taken before it is bound
+            self.port = free_port() if port is None else port
             log = self.directory / f"redis-{self.port}.log"
             self.proc = subprocess.Popen(
                 [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
@@ -103,6 +104,11 @@ class RedisServer:
             self.proc.send_signal(signal.SIGKILL)
         if self.proc is not None:
             self.proc.wait(10)
+
+    def restart_empty(self) -> None:
+        """Killed and started again on its port, with nothing stored (no persistence)."""
+        self.kill()
+        self.start(port=self.port)
 
     def stop(self) -> None:
         if self.alive():

@@ -14,7 +14,7 @@ from contentseen.stores import StoreError, open_store, store_class
 from contentseen.stores.redis_cluster import RedisClusterStore, seed_url
 from redis_server import cluster_url, free_cluster_port, redis_cluster, stored_count  # noqa: F401  (fixtures)
 from store_helpers import (
-    assert_one_kept_per_group, identity, near_groups, planted_page_workload, race_processes, shuffled_copies,
+    identity, near_groups, planted_page_workload, race_processes, shuffled_copies,
     with_far_pages,
 )
 

@@ -156,6 +156,40 @@ def test_unopenable_path_is_a_clear_error(tmp_path):
         store_at(url_of(tmp_path))  # a directory
 
 
+def test_a_full_disk_at_creation_says_so(tmp_path):
+    # A real crawl whose file-size limit (RLIMIT_FSIZE: writes past it fail as on a full disk)
+    # stops the store's first write; no .pyc is written under the limit.
+    from crawl_process import crawl_command, crawl_env
+
+    def limit():
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    store = tmp_path / "fp.sqlite"
+    proc = subprocess.run(crawl_command(["http://127.0.0.1:9/"], "items.jsonl", url_of(store)), cwd=tmp_path,
+                          env={**crawl_env(), "PYTHONDONTWRITEBYTECODE": "1"}, preexec_fn=limit,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert f"ContentSeen cannot start: store {url_of(store)}: cannot write {store} (disk I/O error): is the disk " \
+           "full?" in proc.stdout + proc.stderr
+    assert "rollback" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("error, says", [
+    ("attempt to write a readonly database", "it, its folder or its file system is read-only"),
+    ("database or disk is full", "is the disk full?"),
+    ("unable to open database file", "can this user read and write it and its folder?"),
+    ("file is not a database", "is not a usable SQLite file"),
+])
+def test_why_a_file_cannot_serve_is_named(error, says):
+    # the read-only case cannot be made here (root writes anyway): SQLite's own messages
+    from contentseen.stores.sqlite import unusable
+
+    assert says in unusable(Path("fp.sqlite"), sqlite3.OperationalError(error))
+
+
 def test_persists_across_reopen(tmp_path):
     url = url_of(tmp_path / "fp.sqlite")
     rng = random.Random(3)

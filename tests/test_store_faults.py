@@ -93,3 +93,24 @@ def test_a_password_in_the_store_url_reaches_no_log_line(tmp_path):
     assert "redis://:***@127.0.0.1" in wrong.log and "redis://:***@127.0.0.1" in right.log
     for secret in ("wrong-secret", "s3cret-pw"):
         assert secret not in wrong.log and secret not in right.log
+
+
+def test_a_redis_restarted_empty_mid_crawl_gets_its_scheme_back_and_refuses_another(tmp_path):
+    site = generated_site(120)
+    with RedisServer(tmp_path / "redis") as server, host(site, delay=0.05) as h:
+        starts = [h.u(f"/p/{i}.html") for i in range(120)]
+        restart = threading.Timer(3.0, server.restart_empty)
+        restart.start()
+        try:
+            first = Crawl(run_crawl(starts, tmp_path / "first", server.url, SETTINGS, name="first"))
+        finally:
+            restart.join()
+        other = Crawl(run_crawl(starts[:3], tmp_path / "other", server.url, (*SETTINGS, "CONTENTSEEN_BITS=128"),
+                                name="other"))
+    assert first.returncode == 0, first.log[-3000:]
+    assert "lost its scheme record (restarted empty, or its keys were evicted); recording it again" in first.log
+    pages = sorted(p for p in map(path_of, first.item_urls()) if p.startswith("/p/"))
+    assert pages == sorted(f"/p/{i}.html" for i in range(120))
+    # the scheme record written again refuses a crawl that would mix 128-bit entries in
+    assert other.returncode == 1 and "was made with another fingerprint scheme: bits 64 (store) vs 128" in other.log
+    assert other.items == []

@@ -109,6 +109,13 @@ class FingerprintStore(abc.ABC):
         """Remove every entry stored for ``url`` (reads the whole store); return how many."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete entries")
 
+    def discard(self, fingerprint: int, url: str, since: float) -> int:
+        """Remove the entry ``check_and_add`` stored for ``url`` with exactly this fingerprint at
+        or after unix time ``since`` (a page that was never delivered: it must not make its
+        copies duplicates); how many went (0 or 1). Reads only the fingerprint's own entries.
+        Optional for third-party stores: without it a page is marked seen when checked."""
+        raise NotImplementedError(f"{type(self).__name__} cannot discard an entry")
+
     def time_range(self) -> tuple[float, float] | None:
         """(oldest, newest) time an entry was stored, or None when empty (reads every entry
         unless a backend knows better)."""

@@ -98,6 +98,12 @@ class MemoryStore(FingerprintStore):
         with self._lock:
             return self._remove([i for i, e in self._ids() if e.url == url])
 
+    def discard(self, fingerprint: int, url: str, since: float) -> int:
+        with self._lock:
+            ids, dists = self.index.query(fingerprint)
+            return self._remove([i for i, d in zip(ids.tolist(), dists.tolist()) if d == 0
+                                 and self._entries[i].url == url and self._entries[i].seen >= since][:1])
+
     def reset(self) -> None:
         with self._lock:
             self._remove([i for i, _ in self._ids()])

@@ -20,6 +20,7 @@ encoding, ``add_many``, ``entries`` and ``len``, over a transport of batches of 
 from __future__ import annotations
 
 import abc
+import logging
 import struct
 import time
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -38,7 +39,12 @@ from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REM
 
 from .redis_wire import USE_ERRORS, Command, Node, Scripts, _redis, client_options, one_line
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_PREFIX = "contentseen"
+# Seconds between checks that the scheme record is still there: a server restarted empty (or an
+# eviction) loses it, and a crawl with another scheme could then open the store unrefused.
+SCHEME_CHECK_S = 1.0
 # Entries per script call of add_many: one script blocks its server while it runs.
 ADD_MANY_BATCH = 2000
 # Commands per round trip of len(), entries() and bulk loads
@@ -102,19 +108,48 @@ class RedisBackedStore(FingerprintStore):
         self._open = False
         self._connect()
         self._open = True
+        try:
+            self._record_scheme()
+        except ContentSeenError:
+            self.close()
+            raise
+        self._scheme_checked = time.monotonic()
+        self._scheme_error: str | None = None
+
+    def _record_scheme(self) -> None:
+        """Write the scheme record unless there is one; refuse a store of another scheme."""
         scheme = [x for kv in sorted(self.identity.items()) for x in kv]
         try:
             saved = self._send([(self._meta_key, ("EVAL", OPEN_LUA, 1, self._meta_key, *scheme))])[0]
         except USE_ERRORS as exc:
             saved = exc
         if isinstance(saved, Exception):
-            self.close()
-            raise ContentSeenError(f"store {url}: cannot use key {self._meta_key} ({one_line(saved)})")
+            raise ContentSeenError(f"store {self.url}: cannot use key {self._meta_key} ({one_line(saved)})")
+        check_identity(self._describe(), _as_dict(saved), self.identity)
+
+    def _check_scheme(self) -> None:
+        """At most once every ``SCHEME_CHECK_S``, read the scheme record: one that was lost
+        (restarted empty, keys evicted) is written again; one of another scheme (a crawl that
+        opened the store while it had none) makes every call fail from now on (StoreError)."""
+        if self._scheme_error is not None:
+            raise StoreError(self._scheme_error)
+        now = time.monotonic()
+        if now - self._scheme_checked < SCHEME_CHECK_S:
+            return
+        (saved,) = self._batch([(self._meta_key, ("HGETALL", self._meta_key))], "scheme check")
         try:
-            check_identity(self._describe(), _as_dict(saved), self.identity)
-        except ContentSeenError:
-            self.close()
-            raise
+            if saved:
+                check_identity(self._describe(), _as_dict(saved), self.identity)
+            else:
+                from .registry import display_url
+
+                logger.warning("ContentSeen: store %s (prefix %s) lost its scheme record (restarted empty, or its "
+                               "keys were evicted); recording it again", display_url(self.url), self.prefix)
+                self._record_scheme()
+        except ContentSeenError as exc:
+            self._scheme_error = f"{exc} (it changed while this crawl used the store)"
+            raise StoreError(self._scheme_error) from None
+        self._scheme_checked = now
 
     def _describe(self) -> str:
         return f"{self.url} (prefix {self.prefix})"
@@ -164,6 +199,7 @@ class RedisBackedStore(FingerprintStore):
         """check_and_add ("add") or lookup ("lookup")."""
 
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+        self._check_scheme()
         match = self._check("add", fingerprint, url, page)
         if match is None and self.expire is not None:
             self._adds += 1
@@ -268,6 +304,17 @@ class RedisBackedStore(FingerprintStore):
         wanted = url.encode("utf-8", "surrogateescape")
         rows = self._records(self._sweep_keys(None), "delete")
         return self._remove([entry for entry, record in rows if record[8:] == wanted], b"")
+
+    def discard(self, fingerprint: int, url: str, since: float) -> int:
+        """The entries of the fingerprint's record hash with this URL, stored since ``since``
+        (any page fingerprint: the hash is keyed by content), out of every bucket."""
+        layout, fp = self.layout, fingerprint.to_bytes(self.layout.fp_bytes, "big")
+        key = layout.record_key(fingerprint)
+        (reply,) = self._batch([(key, ("HGETALL", key))], "discard")
+        wanted, after = url.encode("utf-8", "surrogateescape"), struct.pack(">d", since)
+        mine = [entry for entry, record in _as_dict(reply, decode=False).items()
+                if entry[: len(fp)] == fp and record[8:] == wanted and record[:8] >= after]
+        return self._remove(mine, b"")
 
     def _remove_call(self, entry: bytes, tables: Sequence[int], claim: bool, cutoff: bytes) -> Command:
         """One REMOVE script call: ``entry`` out of ``tables``' buckets (and its record when

@@ -64,6 +64,19 @@ def sqlite_path(url: str) -> Path:
     return Path(url[len(prefix):])
 
 
+def unusable(path: Path, exc: sqlite3.DatabaseError) -> str:
+    """Why the file at ``path`` cannot serve as a store, from SQLite's error: a disk that is
+    full or read-only is not a damaged file."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"cannot write {path}: it, its folder or its file system is read-only ({text})"
+    if "full" in text or "I/O error" in text:
+        return f"cannot write {path} ({text}): is the disk full?"
+    if "unable to open" in text:
+        return f"cannot open {path} ({text}): can this user read and write it and its folder?"
+    return f"{path} is not a usable SQLite file ({text})"
+
+
 def _signed(word: int | None) -> int | None:
     if word is None:
         return None
@@ -113,7 +126,7 @@ class SQLiteStore(FingerprintStore):
             self._setup()
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise ContentSeenError(f"store {url}: {self.path} is not a usable SQLite file ({exc})") from None
+            raise ContentSeenError(f"store {url}: {unusable(self.path, exc)}") from None
         except ContentSeenError:
             self._db.close()
             raise
@@ -174,7 +187,8 @@ class SQLiteStore(FingerprintStore):
                 db.execute("INSERT INTO counts SELECT count(*) FROM fingerprints")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # a failed BEGIN or COMMIT (a full disk) left none to roll back
+                db.execute("ROLLBACK")
             raise
 
     def _closest(self, fingerprint: int, page: int | None, skip: frozenset[int] = frozenset()) -> _Best | None:
@@ -386,6 +400,14 @@ class SQLiteStore(FingerprintStore):
 
     def delete_url(self, url: str) -> int:
         return self._write("delete", "DELETE FROM fingerprints WHERE url = ?", (url,))
+
+    def discard(self, fingerprint: int, url: str, since: float) -> int:
+        # k0 first: its index finds the fingerprint's rows without reading the table
+        words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
+        same = " AND ".join(f"{w} = ?" for w in self._w)
+        return self._write("discard", f"DELETE FROM fingerprints WHERE id = (SELECT id FROM fingerprints WHERE "
+                           f"k0 = ? AND {same} AND url = ? AND seen >= ? ORDER BY id DESC LIMIT 1)",
+                           (self.plan.int_keys(fingerprint)[0], *words, url, since))
 
     def time_range(self) -> tuple[float, float] | None:
         """(oldest, newest) time stored, or None when empty."""

@@ -76,6 +76,12 @@ class StoreWorker:
             self._failed = 0
         return result
 
+    def submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future:
+        """``fn(*args)`` in the store's thread, in the order submitted, not awaited and outside
+        the circuit breaker (journal lines, discards: work that must be done in order, or be
+        left for the next start when it fails)."""
+        return self._pool.submit(fn, *args)
+
     def call_now(self, fn: Callable[..., T], *args: Any, wait: float | None = -1, **kwargs: Any) -> T:
         """``fn`` in the store's thread, waited for here (start-up and shutdown only): at most
         ``wait`` seconds (default 4 x the call timeout; None: as long as it takes, for work that
