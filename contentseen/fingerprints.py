@@ -41,6 +41,8 @@ from .tokens import (BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_co
 #     kind holding text) and drops small, unlike elements at the start and end of the block.
 # v4: both the content and the whole text; too deeply nested pages read without a tree.
 EXTRACTION_VERSION = 4
+MAX_FEATURES = 1 << 24  # table rows: 16.8M x 8 bytes a 64-bit word (128 MiB at 64 bits)
+MAX_MIN_WORDS = 100_000
 # The whole-page fingerprint: 64 bits, hashed features, the built-in table, any-script tokens.
 PAGE_BITS = 64
 PAGE_FEATURES = 65536
@@ -75,8 +77,8 @@ class Scheme:
     def __post_init__(self) -> None:
         if not 1 <= self.bits <= MAX_BUILTIN_BITS:
             raise ContentSeenError(f"CONTENTSEEN_BITS: {self.bits} is out of range 1..{MAX_BUILTIN_BITS}")
-        if self.features < 1:
-            raise ContentSeenError(f"CONTENTSEEN_FEATURES: {self.features} must be positive")
+        if not 1 <= self.features <= MAX_FEATURES:  # the table holds features x bits: a bound on memory
+            raise ContentSeenError(f"CONTENTSEEN_FEATURES: {self.features} is out of range 1..{MAX_FEATURES}")
         if not 0 <= self.distance <= 8:
             raise ContentSeenError(f"CONTENTSEEN_DISTANCE: {self.distance} is out of range 0..8")
         if self.distance >= self.bits:
@@ -85,8 +87,8 @@ class Scheme:
             )
         if self.extract not in EXTRACT_MODES:
             raise ContentSeenError(f"CONTENTSEEN_EXTRACT: {self.extract!r} is not one of {EXTRACT_MODES}")
-        if self.min_words < 0:
-            raise ContentSeenError(f"CONTENTSEEN_MIN_WORDS: {self.min_words} must be >= 0")
+        if not 0 <= self.min_words <= MAX_MIN_WORDS:
+            raise ContentSeenError(f"CONTENTSEEN_MIN_WORDS: {self.min_words} is out of range 0..{MAX_MIN_WORDS}")
         if self.weighting not in WEIGHTINGS:
             raise ContentSeenError(f"CONTENTSEEN_WEIGHTING: {self.weighting!r} is not one of {WEIGHTINGS}")
         if not 0 <= self.page_distance <= PAGE_BITS:

@@ -83,3 +83,32 @@ def test_mirror_arguments_are_checked_before_any_work(tmp_path, args, message):
     r = run_cli("contentseen.cli.mirror", str(tmp_path / "tree"), str(tmp_path / "out"), *args)
     assert _one_line(r).startswith(f"contentseen-mirror: error: {message}")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("BITS", "129", "CONTENTSEEN_BITS: 129 is out of range 1..128"),
+    ("DISTANCE", "9", "CONTENTSEEN_DISTANCE: 9 is out of range 0..8"),
+    ("FEATURES", "10000000000", "CONTENTSEEN_FEATURES: 10000000000 is out of range 1..16777216"),
+    ("FEATURES", "0", "CONTENTSEEN_FEATURES: 0 is out of range 1..16777216"),
+    ("MIN_WORDS", "1000000000", "CONTENTSEEN_MIN_WORDS: 1000000000 is out of range 0..100000"),
+    ("PAGE_DISTANCE", "65", "CONTENTSEEN_PAGE_DISTANCE: 65 is out of range 0..64"),
+    ("EXPECTED_PAGES", "0", "CONTENTSEEN_EXPECTED_PAGES: '0' must be a whole number of pages, at least 1"),
+    ("STORE_TIMEOUT", "0", "CONTENTSEEN_STORE_TIMEOUT: '0' is not a number of seconds in 0.1..3600"),
+])
+def test_every_numeric_setting_names_its_range(name, value, message):
+    # checked before anything is allocated: FEATURES 10^10 was a 149 GiB table
+    from scrapy.settings import Settings
+
+    from contentseen.errors import ContentSeenError
+    from contentseen.settings import scheme_from_settings, seconds_setting
+    from contentseen.stores.base import expected_pages
+
+    settings = Settings({f"CONTENTSEEN_{name}": value})
+    with pytest.raises(ContentSeenError) as err:
+        if name == "EXPECTED_PAGES":
+            expected_pages(settings)
+        elif name == "STORE_TIMEOUT":
+            seconds_setting(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0)
+        else:
+            scheme_from_settings(settings).build()
+    assert str(err.value) == message
