@@ -19,30 +19,30 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 
+# CONTENTSEEN_<name> -> the Scheme field it sets (whole numbers first): the one map from settings,
+# which contentseen-evaluate's options follow too.
+SCHEME_SETTINGS = {
+    "BITS": "bits", "FEATURES": "features", "DISTANCE": "distance", "MIN_WORDS": "min_words",
+    "PAGE_DISTANCE": "page_distance", "STOPWORDS": "stopwords", "HASHVALUES": "hashvalues",
+    "CORPUS": "corpus", "EXTRACT": "extract", "WEIGHTING": "weighting",
+}
+_NUMBERS = ("BITS", "FEATURES", "DISTANCE", "MIN_WORDS", "PAGE_DISTANCE")
+
+
 def scheme_from_settings(settings: BaseSettings) -> Scheme:
-    """The fingerprint scheme named by ``CONTENTSEEN_*`` settings."""
-
-    def number(name: str, default: int) -> int:
-        try:
-            return settings.getint(f"CONTENTSEEN_{name}", default)
-        except (TypeError, ValueError):
-            raise ContentSeenError(
-                f"CONTENTSEEN_{name}: {settings.get(f'CONTENTSEEN_{name}')!r} is not a whole number"
-            ) from None
-
-    return Scheme(
-        bits=number("BITS", Scheme.bits),
-        features=number("FEATURES", Scheme.features),
-        distance=number("DISTANCE", Scheme.distance),
-        stopwords=settings.get("CONTENTSEEN_STOPWORDS") or None,
-        hashvalues=settings.get("CONTENTSEEN_HASHVALUES") or None,
-        corpus=settings.get("CONTENTSEEN_CORPUS") or None,
-        extract=settings.get("CONTENTSEEN_EXTRACT", Scheme.extract),
-        min_words=number("MIN_WORDS", Scheme.min_words),
-        weighting=settings.get("CONTENTSEEN_WEIGHTING", Scheme.weighting),
-        page_distance=number("PAGE_DISTANCE", Scheme.page_distance),
-        extractor=_extractor(settings),
-    )
+    """The fingerprint scheme named by ``CONTENTSEEN_*`` settings (unset: Scheme's defaults)."""
+    values: dict[str, Any] = {}
+    for name, field in SCHEME_SETTINGS.items():
+        value = settings.get(f"CONTENTSEEN_{name}")
+        if value is None or value == "":
+            continue
+        if name in _NUMBERS:
+            try:
+                value = settings.getint(f"CONTENTSEEN_{name}")
+            except (TypeError, ValueError):
+                raise ContentSeenError(f"CONTENTSEEN_{name}: {value!r} is not a whole number") from None
+        values[field] = value
+    return Scheme(**values, extractor=_extractor(settings))
 
 
 def _extractor(settings: BaseSettings) -> Extractor | None:

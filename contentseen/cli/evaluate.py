@@ -16,11 +16,14 @@ import sys
 from dataclasses import fields
 from typing import Sequence
 
+from scrapy.settings import Settings
+
 from ..errors import ContentSeenError
 from ..evaluate.core import default_jobs, evaluate
 from ..evaluate.inputs import pair_crawls, read_labels
 from ..evaluate.render import plot, plot_module, table, to_json, worst
 from ..fingerprints import WEIGHTINGS, Scheme
+from ..settings import SCHEME_SETTINGS, scheme_from_settings
 from ..text import EXTRACT_MODES
 from . import OneLineParser, fail, int_in_range
 
@@ -87,10 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0.0 <= args.dup_jaccard <= 1.0 or not 0.0 <= args.low_jaccard <= 1.0:
         fail(PROG, "--dup-jaccard and --low-jaccard must be within 0..1")
     try:
-        scheme = Scheme(bits=args.bits, features=args.features, distance=args.distance,
-                        stopwords=args.stopwords, hashvalues=args.hashvalues, corpus=args.corpus,
-                        extract=args.extract, min_words=args.min_words, weighting=args.weighting,
-                        page_distance=args.page_distance)
+        scheme = scheme_from_settings(Settings({f"CONTENTSEEN_{name}": getattr(args, field)
+                                                for name, field in SCHEME_SETTINGS.items()}))
         scheme.build()  # bad stopword, table or corpus files fail here, before any page is read
         if len(args.inputs) == 1:
             if not os.path.exists(args.inputs[0]):
