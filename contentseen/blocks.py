@@ -27,6 +27,7 @@ from math import comb
 import numpy as np
 
 from .errors import ContentSeenError
+from .projection import mix64
 from .simhash import from_int
 
 __all__ = ["BlockPlan", "DEFAULT_EXPECTED", "IndexConfigError", "plan_for"]
@@ -93,15 +94,6 @@ def _extract(words: np.ndarray, lo: int, width: int, out: np.ndarray | None = No
     if width < 64:
         np.bitwise_and(out, np.uint64((1 << width) - 1), out=out)
     return out
-
-
-def _mix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64 finalizer (a bijection on uint64), vectorised."""
-    z = z ^ (z >> np.uint64(30))
-    z = z * np.uint64(0xBF58476D1CE4E5B9)
-    z = z ^ (z >> np.uint64(27))
-    z = z * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 # (lo, mask, shift) pieces: a value is sum(((fp >> lo) & mask) << shift) over its pieces
@@ -201,7 +193,7 @@ class BlockPlan:
                 out[:, t] = self.prefix(fps, self._pieces[t]).view(np.int64)
                 continue
             high, low = self._wide(fps, t)
-            h = _mix64(_mix64(high ^ np.uint64(width)) ^ low) >> np.uint64(64 - KEY_BITS)
+            h = mix64(mix64(high ^ np.uint64(width)) ^ low) >> np.uint64(64 - KEY_BITS)
             out[:, t] = h.view(np.int64)
         return out
 

@@ -23,13 +23,18 @@ BUILTIN_SEED = 0x5EED_C0DE_C0FF_EE00
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser (Steele et al.), vectorised, wrapping uint64 arithmetic."""
+def mix64(z: np.ndarray) -> np.ndarray:
+    """The SplitMix64 finaliser (Steele et al.; a bijection on uint64), vectorised, wrapping."""
     with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 output for counters ``x``."""
+    with np.errstate(over="ignore"):
+        return mix64(x + np.uint64(0x9E3779B97F4A7C15))
 
 
 def builtin_hashtable(n: int, m: int, seed: int = BUILTIN_SEED) -> np.ndarray:
