@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import ContentSeenError
 from .projection import mix64
-from .simhash import from_int
+from .simhash import MAX_BITS, MAX_K, from_int
 
 __all__ = ["BlockPlan", "DEFAULT_EXPECTED", "IndexConfigError", "plan_for"]
 
@@ -53,7 +53,7 @@ def _check_int(name: str, value, lo: int, hi: int) -> int:
 
 
 def _check_bits_k(bits, k) -> tuple[int, int]:
-    return _check_int("bits", bits, 1, 128), _check_int("k", k, 0, 8)
+    return _check_int("bits", bits, 1, MAX_BITS), _check_int("k", k, 0, MAX_K)
 
 
 def _block_widths(bits: int, m: int) -> list[int]:

@@ -30,7 +30,7 @@ from .corpus import read_pages
 from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
 from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
-from .simhash import SimHasher
+from .simhash import MAX_K, SimHasher
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
 from .tokens import (BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_counts, tokenize, without_numbers,
                      word_counts)
@@ -79,8 +79,8 @@ class Scheme:
             raise ContentSeenError(f"CONTENTSEEN_BITS: {self.bits} is out of range 1..{MAX_BUILTIN_BITS}")
         if not 1 <= self.features <= MAX_FEATURES:  # the table holds features x bits: a bound on memory
             raise ContentSeenError(f"CONTENTSEEN_FEATURES: {self.features} is out of range 1..{MAX_FEATURES}")
-        if not 0 <= self.distance <= 8:
-            raise ContentSeenError(f"CONTENTSEEN_DISTANCE: {self.distance} is out of range 0..8")
+        if not 0 <= self.distance <= MAX_K:
+            raise ContentSeenError(f"CONTENTSEEN_DISTANCE: {self.distance} is out of range 0..{MAX_K}")
         if self.distance >= self.bits:
             raise ContentSeenError(
                 f"CONTENTSEEN_DISTANCE: {self.distance} must be below CONTENTSEEN_BITS ({self.bits})"

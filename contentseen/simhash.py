@@ -17,6 +17,10 @@ from .errors import ContentSeenError
 from .features import Features
 
 
+MAX_BITS = 128  # fingerprint bits
+MAX_K = 8  # the largest Hamming distance a store indexes (its tables grow as C(m, m-k))
+
+
 def n_words(bits: int) -> int:
     """uint64 words needed for a fingerprint of ``bits`` bits."""
     return (bits + 63) // 64
