@@ -5,6 +5,7 @@ one-line errors with exit status 2."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -50,6 +51,8 @@ def test_info_find_export_import_delete_prune_reset(store_url, tmp_path):
     assert code == 0, err
     assert "fingerprints: 5" in out and "scheme extract: main/v4" in out and "scheme page_distance: 10" in out
     assert "oldest: " in out and "newest: " in out
+    size = re.search(r"^(size on disk|server memory): (\d+) bytes", out, re.M)
+    assert size and int(size[2]) > 10_000, out  # a file of pages, or a server's used_memory
     code, out, _ = cli("find", store_url, "http://s/a")
     found = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [f["fingerprint"] for f in found] == [f"{0x1111 << 40:016x}", f"{0x3333 << 40:016x}"]

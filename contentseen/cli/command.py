@@ -70,6 +70,9 @@ def cmd_info(store: FingerprintStore, args: argparse.Namespace) -> int:
     if path is not None:  # SQLite: the file and its write-ahead log
         size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
         print(f"size on disk: {size} bytes")
+    memory = getattr(store, "server_memory", None)
+    if memory is not None:  # Redis: what the server(s) use, all prefixes
+        print(f"server memory: {memory()} bytes (all keys of the server{'s' if '+cluster' in store.url else ''})")
     for key, value in sorted(store.identity.items()):
         print(f"scheme {key}: {value}")
     return 0

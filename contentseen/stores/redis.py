@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import logging
+import re
 import struct
 import time
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -162,6 +163,22 @@ class RedisBackedStore(FingerprintStore):
     @abc.abstractmethod
     def _connect(self) -> None:
         """Make the client(s); a bad URL or an unreachable server is a ContentSeenError."""
+
+    @abc.abstractmethod
+    def _nodes(self) -> list[Node]:
+        """Every server the store's keys live on."""
+
+    def server_memory(self) -> int:
+        """Bytes the store's server(s) use (``used_memory``, summed over the nodes): every prefix
+        on them, not this store's alone, which only a scan of its keys could tell."""
+        total = 0
+        try:
+            for node in self._nodes():
+                (reply,) = node.exchange([("INFO", "memory")])
+                total += int(re.search(rb"used_memory:(\d+)", reply)[1])
+        except USE_ERRORS as exc:
+            raise self._fail("INFO memory", exc) from None
+        return total
 
     @abc.abstractmethod
     def _send(self, commands: list[Command]) -> list:
@@ -395,6 +412,9 @@ class RedisStore(RedisBackedStore):
             # A dropped connection (server restart, idle close): once more on a fresh one. A
             # check that ran the first time then finds its own record: see _check.
             return self._node.exchange(plain)
+
+    def _nodes(self) -> list[Node]:
+        return [self._node]
 
     def _scan(self, pattern: str) -> Iterator[bytes]:
         try:

@@ -75,6 +75,9 @@ class RedisClusterStore(RedisBackedStore):
                 pass
             return self._router.send(commands)
 
+    def _nodes(self) -> list:
+        return self._router.nodes()
+
     def _scan(self, pattern: str) -> Iterator[bytes]:
         try:
             yield from self._router.scan(pattern, READ_BATCH)
