@@ -42,3 +42,8 @@ def load_subclass(path: Any, base: type, what: str) -> type:
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise ContentSeenError(f"{what}: {path!r} is not a {base.__module__}.{base.__qualname__} subclass")
     return cls
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line, or its type's name when it has none (a timeout)."""
+    return " ".join(str(exc).split()) or type(exc).__name__

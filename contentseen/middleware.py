@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -27,7 +27,7 @@ from scrapy.utils.misc import load_object
 
 from .delivery import Deliveries, Journal, Pending
 from .engine import REVISITS, Decision, Engine
-from .errors import ContentSeenError, report_startup_error
+from .errors import ContentSeenError, one_line, report_startup_error
 from .settings import (
     duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting, store_location,
 )
@@ -177,28 +177,44 @@ class ContentSeenMiddleware:
         if delivered:
             self.worker.submit(self.journal.end, key)
             return
-        self.stats.inc_value("contentseen/undelivered")
-        logger.info("ContentSeen: %s was not delivered (its callback or an item failed, or the spider closed "
-                    "first): its fingerprint is removed from the store", pending.url)
+        self._said_undelivered(pending)
         self.worker.submit(_discard_one, self.worker.store, self.journal, key, pending).add_done_callback(
             _log_failed_discard)
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
-        self.close()
+    def _said_undelivered(self, pending: Pending) -> None:
+        self.stats.inc_value("contentseen/undelivered")
+        logger.info("ContentSeen: %s was not delivered (its callback or an item failed, or the spider closed "
+                    "first): its fingerprint is removed from the store", pending.url)
+
+    async def spider_closed(self, spider: Spider, reason: str) -> None:
+        """Close as ``close`` does, awaited: a frozen store holds up no other crawl's reactor."""
+        await self.worker.aclose(self._closing_steps())
 
     def close(self) -> None:
         """Discard the pages still in flight (none will be delivered now), close the journal,
-        then the store (in its own thread)."""
-        if self.deliveries is not None:
-            for key, pending in self.deliveries.undelivered():
-                self._settle(key, pending, delivered=False)
-            try:  # after the discards, in the store's thread; a hung store is not waited for long
-                self.worker.call_now(self.journal.close)
-            except Exception as exc:  # the journal stays: the next start discards its pages
-                logger.warning("ContentSeen: cannot close the journal %s (%s)", self.journal.path, exc)
-            self.deliveries = None
-        self.worker.close()
+        then the store, in the store's thread (waiting at most 4 x the call timeout)."""
+        self.worker.close(self._closing_steps())
 
+    def _closing_steps(self) -> Callable[[], None] | None:
+        """What closing does in the store's thread before the store closes (None: nothing)."""
+        if self.deliveries is None:
+            return None
+        left = self.deliveries.undelivered()
+        self.deliveries = None
+        for _, pending in left:
+            self._said_undelivered(pending)
+        store, journal = self.worker.store, self.journal
+
+        def steps() -> None:
+            try:
+                for key, pending in left:
+                    _discard_one(store, journal, key, pending)
+                journal.close()
+            except Exception as exc:  # the journal stays: the next start discards its pages
+                logger.warning("ContentSeen: pages still in flight are left to the next start to discard (%s)",
+                               one_line(exc))
+
+        return steps
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         # The middleware's own cost, so users can see its share of their crawl (the store's
         # answer included, awaited off the reactor thread).
@@ -357,7 +373,7 @@ def _discard_one(store: FingerprintStore, journal: Journal, key: int, pending: P
 def _log_failed_discard(future: Any) -> None:
     if (exc := future.exception()) is not None:
         logger.warning("ContentSeen: cannot remove an undelivered page from the store (%s); the next start "
-                       "will", exc)
+                       "will", one_line(exc))
 
 
 class ContentSeenSpiderMiddleware:

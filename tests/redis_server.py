@@ -51,11 +51,13 @@ def free_cluster_port() -> int:
 
 
 def _ping(port: int, timeout: float = 0.5) -> bool:
-    """True when a Redis server on 127.0.0.1:port answers PING (raw RESP, no client needed)."""
+    """True when a Redis server on 127.0.0.1:port answers PING (raw RESP, no client needed):
+    PONG, or NOAUTH from a server that wants a password."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
             s.sendall(b"*1\r\n$4\r\nPING\r\n")
-            return s.recv(16).startswith(b"+PONG")
+            reply = s.recv(16)
+            return reply.startswith(b"+PONG") or reply.startswith(b"-NOAUTH")
     except OSError:
         return False
 

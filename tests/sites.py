@@ -20,7 +20,7 @@ from crawl_process import CrawlResult, Drop, run_crawl
 from contentseen import demosite
 from contentseen.demosite import Page, Site
 
-__all__ = ["Crawl", "Drop", "Host", "crawl", "generated_site", "host", "offline_fingerprinter"]
+__all__ = ["Crawl", "Drop", "Host", "crawl", "delivery_site", "generated_site", "host", "offline_fingerprinter"]
 
 
 @dataclass
@@ -158,3 +158,15 @@ def generated_site(n: int, seed: int = 7) -> Site:
         f"<!DOCTYPE html><html><head><title>Generated</title></head><body><main><ul>{links}</ul></main></body></html>".encode(),
     )
     return site
+
+
+def delivery_site(n: int, copies: int) -> tuple[dict, list[set[str]]]:
+    """``n`` distinct pages and an identical copy of each of the first ``copies`` at
+    ``/copy/<i>.html``; the groups of paths with the same content."""
+    site = generated_site(n)
+    groups = [{f"/p/{i}.html"} for i in range(n)]
+    for i in range(copies):
+        page = site[f"/p/{i}.html"]
+        site[f"/copy/{i}.html"] = Page(page.content_type, page.body)
+        groups[i].add(f"/copy/{i}.html")
+    return site, groups

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ..blocks import DEFAULT_EXPECTED, plan_for
-from ..errors import ContentSeenError
+from ..errors import ContentSeenError, one_line
 from ..simhash import from_int
 from .base import (
     Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
@@ -38,7 +38,7 @@ from .base import (
 )
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
 
-from .redis_wire import USE_ERRORS, Command, Node, Scripts, _redis, client_options, one_line
+from .redis_wire import USE_ERRORS, Command, Node, Scripts, _redis, client_options
 
 logger = logging.getLogger(__name__)
 

@@ -25,12 +25,12 @@ import time
 from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import ContentSeenError
+from ..errors import ContentSeenError, one_line
 from . import redis as single
 from .base import Match
 from .redis import READ_BATCH, RedisBackedStore
 from .redis_layout import ADD_LUA, ADD_MANY_LUA, REMOVE_LUA
-from .redis_wire import USE_ERRORS, ClusterRouter, Command, Scripts, client_options, one_line
+from .redis_wire import USE_ERRORS, ClusterRouter, Command, Scripts, client_options
 
 
 def seed_url(url: str) -> str:

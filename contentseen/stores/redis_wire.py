@@ -37,10 +37,6 @@ if _redis is not None:
 Command = tuple[str, tuple]
 
 
-def one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
 def client_options() -> dict[str, Any]:
     """redis-py options of every connection the stores make."""
     return dict(socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S,

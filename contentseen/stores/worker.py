@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 import time
 from typing import Any, Callable, TypeVar
 
+from ..errors import one_line
 from .base import FingerprintStore, StoreError
 from .registry import display_url
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 class StoreSkipped(StoreError):
@@ -95,14 +98,34 @@ class StoreWorker:
                 self._open_until = time.monotonic() + self.cooldown
                 self._failed = self.failures - 1  # after the cooldown, one more failure reopens it
 
-    def close(self) -> None:
-        """Close the store in its thread (waiting a while for a call in progress), then the thread."""
+    def close(self, before: Callable[[], None] | None = None) -> None:
+        """Run ``before`` and close the store, in its thread, waiting at most 4 x the call time
+        limit (a hung store must not hold the crawl's end); then end the thread."""
         try:
-            self.call_now(self.store.close)
-        except Exception:  # a hung or broken store: the crawl still ends
-            pass
+            self.call_now(self._last_calls, before)
+        except Exception as exc:
+            self._unclosed(exc)
         finally:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def aclose(self, before: Callable[[], None] | None = None) -> None:
+        """``close``, awaited instead of waited for."""
+        try:
+            await _wait(self._pool.submit(self._last_calls, before), self.timeout * 4)
+        except Exception as exc:
+            self._unclosed(exc)
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _last_calls(self, before: Callable[[], None] | None) -> None:
+        try:
+            if before is not None:
+                before()
+        finally:
+            self.store.close()
+
+    def _unclosed(self, exc: BaseException) -> None:
+        logger.warning("ContentSeen: store %s did not close cleanly (%s)", self.url, self._masked(one_line(exc)))
 
 
 async def _wait(future: concurrent.futures.Future, timeout: float) -> Any:
