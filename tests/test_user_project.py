@@ -63,6 +63,26 @@ class {cls}(scrapy.Spider):
             yield response.follow(href, callback=self.parse)
 '''
 
+# A spider with a bug: its callback raises on the page named by -a fail=...
+FAILING = '''
+import scrapy
+
+
+class GammaSpider(scrapy.Spider):
+    name = "gamma"
+
+    def __init__(self, start=None, fail="", **kwargs):
+        super().__init__(**kwargs)
+        self.start_urls, self.fail = [start], fail
+
+    def parse(self, response):
+        if self.fail and response.url.endswith(self.fail):
+            raise ValueError("a bug in the spider")
+        yield {"url": response.url}
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href, callback=self.parse)
+'''
+
 
 @contextmanager
 def serve() -> Iterator[tuple[str, list[str]]]:
@@ -107,15 +127,17 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     settings.write_text(text.replace("ADDONS = {}", 'ADDONS = {"contentseen.addon.ContentSeenAddon": 100}'))
     for name in ("alpha", "beta"):
         (proj / "userproj" / "spiders" / f"{name}.py").write_text(SPIDER.format(cls=name.title() + "Spider", name=name))
+    (proj / "userproj" / "spiders" / "gamma.py").write_text(FAILING)
     return proj
 
 
-def crawl(project: Path, spider: str, start: str, out: Path, cwd: Path | None = None) -> tuple[list[str], dict, str]:
-    """One real crawl: the URLs of its items, its stats, its log."""
+def crawl(project: Path, spider: str, start: str, out: Path, cwd: Path | None = None,
+          *extra: str) -> tuple[list[str], dict, str]:
+    """One real crawl: the URLs of its items, its stats, its log; ``extra``: more arguments."""
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     r = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"start={start}", "-O", str(out),
-         "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", "STATS_DUMP=True"],
+         "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", "STATS_DUMP=True", *extra],
         cwd=cwd or project, env=env, capture_output=True, text=True, timeout=90,
     )
     assert r.returncode == 0, r.stderr[-3000:]
@@ -174,3 +196,17 @@ def test_a_page_fetched_again_is_refetched_not_a_duplicate_of_itself(crawls):
     assert stats["contentseen/refetched"] == 1  # the start page; its links are not followed again
     assert f"ContentSeen: refetched {base}/: unchanged since it was stored (distance 0)" in log
     assert "duplicates itself" not in log and f"duplicates {base}/ " not in log
+
+
+def test_a_page_whose_callback_raised_is_kept_again_by_the_next_crawl(project, tmp_path):
+    # a page counts as seen once delivered: the one the spider failed on was not
+    store = ["-s", f"CONTENTSEEN_STORE=sqlite:///{tmp_path / 'gamma.sqlite'}"]
+    with serve() as (base, _):
+        items1, stats1, log1 = crawl(project, "gamma", base + "/", tmp_path / "g1.jsonl", None,
+                                     "-a", "fail=/b.html", *store)
+        items2, stats2, _ = crawl(project, "gamma", base + "/b.html", tmp_path / "g2.jsonl", None, *store)
+    assert base + "/b.html" not in items1 and "a bug in the spider" in log1
+    assert stats1["contentseen/undelivered"] == 1
+    assert f"ContentSeen: {base}/b.html was not delivered" in log1
+    assert items2 == [base + "/b.html"] and stats2["contentseen/stored"] == 1
+    assert "contentseen/refetched" not in stats2
