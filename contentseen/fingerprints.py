@@ -32,7 +32,7 @@ from .features import Features, HashedFeatures, Vocabulary
 from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
 from .simhash import MAX_K, SimHasher
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
-from .tokens import (BUILTIN_STOPWORDS, load_stopwords, stopword_bytes, token_counts, tokenize, without_numbers,
+from .tokens import (BUILTIN_STOPWORDS, AsciiWords, Words, load_stopwords, stopword_bytes, token_counts, tokenize,
                      word_counts)
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
@@ -70,9 +70,10 @@ class Scheme:
     corpus: str | None = None
     extract: Extract = "main"
     min_words: int = 5
-    weighting: str = "auto"
+    weighting: "str | Weighting" = "auto"
     page_distance: int = PAGE_DISTANCE
     extractor: Extractor | None = field(default=None, compare=False)
+    words: Words | None = None  # the tokenising stage; None: AsciiWords with a corpus, else Words
 
     def __post_init__(self) -> None:
         if not 1 <= self.bits <= MAX_BUILTIN_BITS:
@@ -89,17 +90,32 @@ class Scheme:
             raise ContentSeenError(f"CONTENTSEEN_EXTRACT: {self.extract!r} is not one of {EXTRACT_MODES}")
         if not 0 <= self.min_words <= MAX_MIN_WORDS:
             raise ContentSeenError(f"CONTENTSEEN_MIN_WORDS: {self.min_words} is out of range 0..{MAX_MIN_WORDS}")
-        if self.weighting not in WEIGHTINGS:
-            raise ContentSeenError(f"CONTENTSEEN_WEIGHTING: {self.weighting!r} is not one of {WEIGHTINGS}")
+        if not isinstance(self.weighting, Weighting) and self.weighting not in WEIGHTINGS:
+            raise ContentSeenError(f"CONTENTSEEN_WEIGHTING: {self.weighting!r} is not one of {WEIGHTINGS} "
+                                   "(or the class path of a contentseen.fingerprints.Weighting subclass)")
+        if self.words is not None and not isinstance(self.words, Words):
+            raise ContentSeenError(f"CONTENTSEEN_WORDS: {self.words!r} is not a contentseen.tokens.Words")
         if not 0 <= self.page_distance <= PAGE_BITS:
             raise ContentSeenError(f"CONTENTSEEN_PAGE_DISTANCE: {self.page_distance} is out of range 0..{PAGE_BITS}")
 
     @property
     def word_weighting(self) -> str:
-        """The weighting in force: ``weighting`` with ``auto`` resolved."""
-        if self.weighting != "auto":
+        """The name of the weighting in force: ``weighting`` with ``auto`` resolved."""
+        return self.weigher.name
+
+    @property
+    def weigher(self) -> "Weighting":
+        """The weighting stage in force."""
+        if isinstance(self.weighting, Weighting):
             return self.weighting
-        return "tf" if self.corpus else "log"
+        if self.weighting != "auto":
+            return Weighting(self.weighting)
+        return Weighting("tf" if self.corpus else "log")
+
+    @property
+    def word_stage(self) -> Words:
+        """The tokenising stage in force."""
+        return self.words or (AsciiWords() if self.corpus else Words())
 
     def build(self) -> "PageFingerprinter":
         """Load stopwords, table and corpus as named, and return the fingerprinter."""
@@ -171,6 +187,25 @@ def word_weights(counts: np.ndarray, weighting: str) -> np.ndarray:
     return np.ones(len(counts))
 
 
+@dataclass(frozen=True)
+class Weighting:
+    """The weighting stage: each distinct word's count on a page -> its weight. The built-in
+    ones are named (``tf``, ``log``, ``binary``: ``word_weights``); a subclass with its own
+    ``__call__`` and ``name`` is given as ``Scheme(weighting=...)`` or ``CONTENTSEEN_WEIGHTING =
+    "package.Class"``, and its name enters the store's scheme."""
+
+    name: str = "log"
+
+    def __call__(self, counts: np.ndarray) -> np.ndarray:
+        return word_weights(counts, self.name)
+
+
+def stage_identity(stage: object, builtin: tuple[type, ...], name: str) -> str:
+    """How a stage enters a store's scheme: its name, or for another class its path too."""
+    cls = type(stage)
+    return name if cls in builtin else f"{cls.__module__}.{cls.__qualname__}:{name}"
+
+
 class _Rows:
     """Each word's table row (-1: a stopword), so a word is looked up and hashed once, not on
     every page; bounded (started afresh when full) as a crawl meets ever more rare words."""
@@ -202,6 +237,8 @@ class PageFingerprinter:
         self.scheme = scheme
         self.stopwords = stopwords
         self.extractor = scheme.extractor or Extractor(scheme.extract)
+        self.words = scheme.word_stage
+        self.weigher = scheme.weigher
         self.fingerprinter = SimHasher(features, table)
         stop = stopword_bytes(stopwords)
         self._rows = _Rows(self.fingerprinter, stop)
@@ -218,8 +255,8 @@ class PageFingerprinter:
                 "\n".join(sorted(stopwords)).encode(), digest_size=8
             ).hexdigest(),
             "extract": f"{scheme.extract}/v{EXTRACTION_VERSION}",
-            "weighting": scheme.word_weighting,
-            "words": "ascii" if scheme.corpus else "any-script/v1",
+            "weighting": stage_identity(self.weigher, (Weighting,), self.weigher.name),
+            "words": stage_identity(self.words, (Words, AsciiWords), self.words.name),
             "page": f"simhash{PAGE_BITS}/{scheme.page_distance}",
         }
         if type(self.extractor) is not Extractor or self.extractor != Extractor(scheme.extract):
@@ -233,7 +270,7 @@ class PageFingerprinter:
         n = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         content = rows >= 0
         rows, n = rows[content], n[content]
-        return rows, word_weights(n, self.scheme.word_weighting), int(n.sum())
+        return rows, self.weigher(n), int(n.sum())
 
     def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int]) -> tuple[int | None, int]:
         """(fingerprint, content words) of a page's word counts; None when it has fewer than
@@ -259,9 +296,7 @@ class PageFingerprinter:
         """Both fingerprints of a page's extracted text (see the module's docstring)."""
         content = texts.content
         tokens = token_counts(content)
-        # The assignment's words with a corpus vocabulary (as contentseen-report counts them),
-        # else the tokens of any script, without numbers.
-        words = word_counts(content) if self.scheme.corpus else without_numbers(tokens)
+        words = self.words.counts(content, tokens)
         fingerprint, n = self._simhash(self._rows, words)
         if fingerprint is not None:
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))

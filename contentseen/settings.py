@@ -12,8 +12,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.project import data_path
 
 from .errors import ContentSeenError, load_subclass
-from .fingerprints import Scheme
+from .fingerprints import Scheme, Weighting
 from .text import Extractor
+from .tokens import Words
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -42,6 +43,12 @@ def scheme_from_settings(settings: BaseSettings) -> Scheme:
             except (TypeError, ValueError):
                 raise ContentSeenError(f"CONTENTSEEN_{name}: {value!r} is not a whole number") from None
         values[field] = value
+    weighting = values.get("weighting")
+    if isinstance(weighting, str) and "." in weighting:  # a class path: another weighting stage
+        values["weighting"] = load_subclass(weighting, Weighting, "CONTENTSEEN_WEIGHTING")()
+    words = settings.get("CONTENTSEEN_WORDS")
+    if words:
+        values["words"] = load_subclass(words, Words, "CONTENTSEEN_WORDS")()
     return Scheme(**values, extractor=_extractor(settings))
 
 

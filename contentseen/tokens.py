@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from typing import Mapping
 
 from .errors import ContentSeenError
 
@@ -163,3 +164,34 @@ def read_text_file(path: str | os.PathLike[str], what: str, allow_empty: bool = 
         raise ContentSeenError(f"{what} {os.fspath(path)!s}: binary data (NUL bytes), not text")
     return data
 
+
+class Words:
+    """The tokenising stage: a page's content text -> the counts of the words (UTF-8 bytes) its
+    content fingerprint is made of. The default: tokens of any script, lower-cased, numbers
+    left out. Subclass it (``counts`` and ``name``) and give it as ``Scheme(words=...)`` or
+    ``CONTENTSEEN_WORDS = "package.Class"``; ``name`` enters the store's scheme, so stores
+    never mix fingerprints of two stages."""
+
+    name = "any-script/v1"
+
+    def counts(self, text: str, tokens: Mapping[bytes, int]) -> Mapping[bytes, int]:
+        """The words of ``text``; ``tokens`` are its tokens of any script, numbers included
+        (``token_counts(text)``: the whole-page fingerprint counts them too, so they are made
+        once)."""
+        return without_numbers(tokens)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.name))
+
+
+class AsciiWords(Words):
+    """The assignment's words (ASCII letter runs, lower-cased), as ``contentseen-report`` counts
+    them: the stage with a corpus vocabulary."""
+
+    name = "ascii"
+
+    def counts(self, text: str, tokens: Mapping[bytes, int]) -> Mapping[bytes, int]:
+        return word_counts(text)

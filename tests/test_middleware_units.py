@@ -20,8 +20,9 @@ from scrapy.utils.test import get_crawler
 from contentseen import demosite as ds
 from contentseen.errors import ContentSeenError
 from contentseen.middleware import ContentSeenMiddleware, ContentSeenSpiderMiddleware
-from contentseen.fingerprints import Scheme
+from contentseen.fingerprints import Scheme, Weighting
 from contentseen.text import Extractor, PageText
+from contentseen.tokens import Words
 
 SITE_A = ds.build_site(mirror=False)
 SITE_B = ds.build_site(mirror=True)
@@ -256,3 +257,68 @@ def test_a_bad_extractor_setting_is_one_line(tmp_path, path, message):
                                          "CONTENTSEEN_EXTRACTOR": path})
     with pytest.raises(ContentSeenError, match=message.replace(".", r"\.").replace("(", r"\(")):
         ContentSeenMiddleware.from_crawler(crawler)
+
+
+# ---------------------------------------------------------------- swappable word and weight stages
+
+
+class StemmedWords(Words):
+    """A tokenising stage of one's own: English words with a plural "s" cut off."""
+
+    name = "stemmed/v1"
+
+    def counts(self, text, tokens):
+        out: dict[bytes, int] = {}
+        for word, n in super().counts(text, tokens).items():
+            stem = word[:-1] if word.endswith(b"s") and len(word) > 3 else word
+            out[stem] = out.get(stem, 0) + n
+        return out
+
+
+class SquareRootWeighting(Weighting):
+    def __init__(self) -> None:
+        super().__init__("sqrt")
+
+    def __call__(self, counts):
+        import numpy as np
+
+        return np.sqrt(counts.astype(float))
+
+
+def test_word_and_weighting_stages_swap_in_by_setting_and_enter_the_scheme(tmp_path):
+    from scrapy.settings import Settings
+
+    from contentseen.settings import scheme_from_settings
+
+    plain = Scheme().build()
+    swapped = scheme_from_settings(Settings({"CONTENTSEEN_WORDS": f"{__name__}.StemmedWords",
+                                             "CONTENTSEEN_WEIGHTING": f"{__name__}.SquareRootWeighting"})).build()
+    assert swapped.identity["words"] == f"{__name__}.StemmedWords:stemmed/v1"
+    assert swapped.identity["weighting"] == f"{__name__}.SquareRootWeighting:sqrt"
+    assert (plain.identity["words"], plain.identity["weighting"]) == ("any-script/v1", "log")
+    one = "<main><p>" + "harbour lanterns glow over the fishing boats and nets " * 6 + "</p></main>"
+    two = one.replace("lanterns", "lantern").replace("boats", "boat")
+    # singular and plural are one word to the stemmed stage only
+    assert swapped.of_html(one).fingerprint == swapped.of_html(two).fingerprint
+    assert plain.of_html(one).fingerprint != plain.of_html(two).fingerprint
+    # a store made with one stage refuses the other
+    store = f"sqlite:///{tmp_path / 'fp.sqlite'}"
+    ContentSeenMiddleware.from_crawler(get_crawler(settings_dict={"CONTENTSEEN_STORE": store})).close()
+    with pytest.raises(ContentSeenError, match="words any-script/v1 \\(store\\) vs .*StemmedWords"):
+        ContentSeenMiddleware.from_crawler(get_crawler(settings_dict={
+            "CONTENTSEEN_STORE": store, "CONTENTSEEN_WORDS": f"{__name__}.StemmedWords"}))
+
+
+@pytest.mark.parametrize("name,value,message", [
+    ("WORDS", "contentseen.engine.Engine", "CONTENTSEEN_WORDS: 'contentseen.engine.Engine' is not a contentseen.tokens.Words subclass"),
+    ("WEIGHTING", "no.such.Weighting", "CONTENTSEEN_WEIGHTING: cannot load 'no.such.Weighting'"),
+    ("WEIGHTING", "cubic", "CONTENTSEEN_WEIGHTING: 'cubic' is not one of"),
+])
+def test_a_bad_stage_setting_is_one_line(name, value, message):
+    from scrapy.settings import Settings
+
+    from contentseen.settings import scheme_from_settings
+
+    with pytest.raises(ContentSeenError) as err:
+        scheme_from_settings(Settings({f"CONTENTSEEN_{name}": value}))
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
