@@ -188,11 +188,13 @@ class ContentSeenMiddleware:
 
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         """Close as ``close`` does, awaited: a frozen store holds up no other crawl's reactor."""
+        self.stats.set_value("contentseen/store_seconds", self.worker.busy)
         await self.worker.aclose(self._closing_steps())
 
     def close(self) -> None:
         """Discard the pages still in flight (none will be delivered now), close the journal,
         then the store, in the store's thread (waiting at most 4 x the call timeout)."""
+        self.stats.set_value("contentseen/store_seconds", self.worker.busy)
         self.worker.close(self._closing_steps())
 
     def _closing_steps(self) -> Callable[[], None] | None:
@@ -216,13 +218,13 @@ class ContentSeenMiddleware:
 
         return steps
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        # The middleware's own cost, so users can see its share of their crawl (the store's
-        # answer included, awaited off the reactor thread).
-        started = time.perf_counter()
-        try:
-            return await self._decide(request, response)
-        finally:
-            self.stats.inc_value("contentseen/seconds", time.perf_counter() - started, start=0.0)
+        return await self._decide(request, response)
+
+    def _spent(self, started: float) -> None:
+        """Add the reactor thread's time since ``started`` to ``contentseen/seconds``: the
+        middleware's own cost, to set beside the crawl's elapsed time (the store's calls run in
+        their own thread, concurrently: ``contentseen/store_seconds``)."""
+        self.stats.inc_value("contentseen/seconds", time.perf_counter() - started, start=0.0)
 
     async def _check(self, url: str, decision: Decision) -> tuple[Decision, int | None]:
         """The store's answer for a prepared page, asked in the store's thread; with the key of
@@ -268,11 +270,20 @@ class ContentSeenMiddleware:
         if not isinstance(response, TextResponse):  # Scrapy found no text in it
             self.stats.inc_value("contentseen/skipped/type")
             return response
+        started = time.perf_counter()
         decision = self.engine.prepare(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
+        inflight = None
         if decision.outcome == "check":
+            self._spent(started)
             decision, inflight = await self._check(response.url, decision)
-        else:
-            inflight = None
+            started = time.perf_counter()
+        try:
+            return self._decided(request, response, decision, inflight)
+        finally:
+            self._spent(started)
+
+    def _decided(self, request: Request, response: Response, decision: Decision, inflight: int | None) -> Response:
+        """Signal, stats, log line and the response's fate for a page's decision."""
         self.crawler.signals.send_catch_log(page_decided, request=request, response=response, decision=decision,
                                             spider=self.crawler.spider)
         page = decision.page

@@ -39,6 +39,7 @@ class StoreWorker:
         self.timeout, self.failures, self.cooldown = timeout, failures, cooldown
         self._failed = 0
         self._open_until = 0.0
+        self.busy = 0.0  # seconds the store's thread spent in calls (written by that thread only)
         self._lock = threading.Lock()
         try:
             self.store: FingerprintStore = self._pool.submit(opener).result()
@@ -63,7 +64,7 @@ class StoreWorker:
         if self.circuit_open:
             raise StoreSkipped(f"store {self.url}: not called for {self._open_until - time.monotonic():.1f} s more "
                                f"after {self.failures} failures in a row")
-        future = self._pool.submit(fn, *args, **kwargs)
+        future = self._pool.submit(self._timed, fn, *args, **kwargs)
         try:
             result = await _wait(future, self.timeout)
         except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
@@ -83,7 +84,14 @@ class StoreWorker:
         """``fn(*args)`` in the store's thread, in the order submitted, not awaited and outside
         the circuit breaker (journal lines, discards: work that must be done in order, or be
         left for the next start when it fails)."""
-        return self._pool.submit(fn, *args)
+        return self._pool.submit(self._timed, fn, *args)
+
+    def _timed(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        started = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.busy += time.perf_counter() - started
 
     def call_now(self, fn: Callable[..., T], *args: Any, wait: float | None = -1, **kwargs: Any) -> T:
         """``fn`` in the store's thread, waited for here (start-up and shutdown only): at most
