@@ -24,6 +24,7 @@ the crawl.
 from __future__ import annotations
 
 import fcntl
+import glob
 import json
 import logging
 import os
@@ -108,7 +109,7 @@ class Journal:
         ``store``, each with its pages left in flight; each stays locked until the caller moves
         to the next, so that two processes starting together never both replay it. The caller
         unlinks a journal once its pages are discarded."""
-        for path in sorted(Path(directory).glob(f"{_glob_escape(name)}.*{SUFFIX}")):
+        for path in sorted(Path(directory).glob(f"{glob.escape(name)}.*{SUFFIX}")):
             try:
                 fd = os.open(path, os.O_RDONLY)
             except FileNotFoundError:  # replayed by another process meanwhile
@@ -150,10 +151,6 @@ def _read(file) -> tuple[dict, list[Pending]]:
         else:
             open_.pop(record[1], None)
     return header, list(open_.values())
-
-
-def _glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
 @dataclass
