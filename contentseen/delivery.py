@@ -31,7 +31,10 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
+
+if TYPE_CHECKING:
+    from .stores import FingerprintStore, Match
 
 logger = logging.getLogger(__name__)
 
@@ -216,3 +219,25 @@ class Deliveries:
         left = [(key, tracked.pending) for key, tracked in self._pages.items()]
         self._pages.clear()
         return left
+
+
+# ---------------------------------------------------------------- in the store's thread
+
+
+def journaled_check(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> Match | None:
+    """In the store's thread: the page goes into the journal, then to ``check_and_add`` (a kill
+    between the two leaves a line whose discard finds nothing)."""
+    journal.begin(key, pending)
+    return store.check_and_add(pending.fingerprint, pending.url, page=pending.page)
+
+
+def discard_all(store: FingerprintStore, pending: list[Pending]) -> int:
+    """Discard the entries of ``pending`` (a dead process's journal); how many were found."""
+    return sum(store.discard(p.fingerprint, p.url, p.since) for p in pending)
+
+
+def discard_one(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> None:
+    """In the store's thread: discard an undelivered page's entry, then close its journal line
+    (left open if the store fails: the next start discards it)."""
+    store.discard(pending.fingerprint, pending.url, pending.since)
+    journal.end(key)

@@ -25,14 +25,14 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
-from .delivery import Deliveries, Journal, Pending
+from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, journaled_check
 from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, one_line, report_startup_error
 from .settings import (
     duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting, store_location,
 )
 from .signals import page_decided
-from .stores import FingerprintStore, Match, StoreError, display_url, open_store_from_settings
+from .stores import FingerprintStore, StoreError, display_url, open_store_from_settings
 from .stores.base import expire_seconds
 from .stores.worker import StoreSkipped, StoreWorker
 
@@ -144,7 +144,7 @@ class ContentSeenMiddleware:
         """Discard what dead crawls of this spider left in flight, then journal this one's."""
         orphans = 0
         for path, pending in Journal.orphans(directory, name, store):
-            orphans += self.worker.call_now(_discard_all, self.worker.store, pending, wait=None)
+            orphans += self.worker.call_now(discard_all, self.worker.store, pending, wait=None)
             path.unlink()
         if orphans:
             logger.info("ContentSeen: %d pages stored by a crawl that ended before delivering them are removed "
@@ -178,7 +178,7 @@ class ContentSeenMiddleware:
             self.worker.submit(self.journal.end, key)
             return
         self._said_undelivered(pending)
-        self.worker.submit(_discard_one, self.worker.store, self.journal, key, pending).add_done_callback(
+        self.worker.submit(discard_one, self.worker.store, self.journal, key, pending).add_done_callback(
             _log_failed_discard)
 
     def _said_undelivered(self, pending: Pending) -> None:
@@ -210,7 +210,7 @@ class ContentSeenMiddleware:
         def steps() -> None:
             try:
                 for key, pending in left:
-                    _discard_one(store, journal, key, pending)
+                    discard_one(store, journal, key, pending)
                 journal.close()
             except Exception as exc:  # the journal stays: the next start discards its pages
                 logger.warning("ContentSeen: pages still in flight are left to the next start to discard (%s)",
@@ -239,7 +239,7 @@ class ContentSeenMiddleware:
             else:
                 key = self.deliveries.new_key()
                 pending = Pending(page.fingerprint, page.page, url, time.time())
-                match = await self.worker.call(_journaled_check, self.engine.store, self.journal, key, pending)
+                match = await self.worker.call(journaled_check, self.engine.store, self.journal, key, pending)
         except StoreSkipped as exc:  # not called: nothing journaled, nothing stored
             return Decision("store_error", page, reason=str(exc), skipped=True), None
         except StoreError as exc:  # stored or not: in flight as if kept, discarded unless delivered
@@ -361,24 +361,6 @@ class ContentSeenMiddleware:
             return
         self._closing = True
         deferred_from_coro(engine.close_spider_async(reason=reason))
-
-
-def _journaled_check(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> Match | None:
-    """In the store's thread: the page goes into the journal, then to ``check_and_add`` (a kill
-    between the two leaves a line whose discard finds nothing)."""
-    journal.begin(key, pending)
-    return store.check_and_add(pending.fingerprint, pending.url, page=pending.page)
-
-
-def _discard_all(store: FingerprintStore, pending: list[Pending]) -> int:
-    return sum(store.discard(p.fingerprint, p.url, p.since) for p in pending)
-
-
-def _discard_one(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> None:
-    """In the store's thread: discard an undelivered page's entry, then close its journal line
-    (left open if the store fails: the next start discards it)."""
-    store.discard(pending.fingerprint, pending.url, pending.since)
-    journal.end(key)
 
 
 def _log_failed_discard(future: Any) -> None:
