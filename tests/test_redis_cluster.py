@@ -88,3 +88,30 @@ def test_a_restarted_shard_is_survived(redis_cluster, cluster_url):
         assert store.check_and_add(2 << 60, "http://d", 8) is None
         assert store.check_and_add(2 << 60, "http://e", 8).url == "http://d"
         assert len(store) >= 1 and stored_count(cluster_url, "contentseen") == len(store)
+
+
+def test_a_crawl_survives_a_shard_restart(redis_cluster, cluster_url, tmp_path):
+    """A real ``scrapy crawl`` on the cluster: a shard killed 3 s in and started again (empty)
+    4 s later costs store errors (pages kept unchecked, CONTENTSEEN_ON_STORE_ERROR=keep), never a
+    page; once the shard is back pages are stored again."""
+    import threading
+
+    from crawl_process import run_crawl
+    from sites import Crawl, generated_site, host, path_of
+
+    site = generated_site(150)
+    with host(site, delay=0.05) as h:
+        starts = [h.u(f"/p/{i}.html") for i in range(150)]
+        outage = threading.Timer(3.0, redis_cluster.restart, (1,), {"down_for": 4.0})
+        outage.start()
+        try:
+            c = Crawl(run_crawl(starts, tmp_path, cluster_url, ("CONCURRENT_REQUESTS=1", "CONTENTSEEN_STORE_TIMEOUT=1",
+                                                                 "CONTENTSEEN_STORE_COOLDOWN=2"), name="cluster"))
+        finally:
+            outage.join()
+    assert c.returncode == 0, c.log[-3000:]
+    pages = sorted(p for p in map(path_of, c.item_urls()) if p.startswith("/p/"))
+    assert pages == sorted(f"/p/{i}.html" for i in range(150))  # every page delivered
+    errors = c.stats["contentseen/store_errors"]
+    assert 1 <= errors < 150 and c.stats["contentseen/stored"] + errors == c.stats["contentseen/checked"]
+    assert stored_count(cluster_url, "contentseen:site") >= 1  # the store in use again
