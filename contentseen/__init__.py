@@ -1,7 +1,8 @@
 """ContentSeen: drop near-duplicate pages in a crawl by SimHash fingerprints.
 
 Data flows one way: bytes -> text (``text``) -> words (``tokens``) -> features (``features``)
--> fingerprint (``simhash``) -> index / store (``index``, ``stores``) -> decision (``middleware``).
+-> fingerprint (``simhash``) -> index / store (``index``, ``stores``) -> decision (``engine``),
+shelled by the Scrapy middleware (``middleware``, ``delivery``) and the commands (``cli``).
 The public names below are imported on first use, so the command-line tools start fast.
 """
 
@@ -23,6 +24,10 @@ _EXPORTS = {
     "hamming": "simhash",
     "Scheme": "fingerprints",
     "PageFingerprinter": "fingerprints",
+    "Weighting": "fingerprints",
+    "Words": "tokens",
+    "Extractor": "text",
+    "Engine": "engine",
     "BlockPlan": "blocks",
     "HammingIndex": "index",
     "open_store": "stores",
