@@ -23,7 +23,6 @@ the crawl.
 
 from __future__ import annotations
 
-import fcntl
 import glob
 import json
 import logging
@@ -35,6 +34,11 @@ from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 if TYPE_CHECKING:
     from .stores import FingerprintStore, Match
+
+try:
+    import fcntl  # POSIX: where a journal's lock tells a live process from a dead one
+except ImportError:  # Windows: no journal (pages count as seen once checked)
+    fcntl = None
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
-from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, journaled_check
+from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, fcntl, journaled_check
 from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, one_line, report_startup_error
 from .settings import (
@@ -118,13 +118,14 @@ class ContentSeenMiddleware:
         mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         try:
-            if _spider_middleware_enabled(settings) and type(worker.store).discard is not FingerprintStore.discard:
+            why_not = (f"enable {SPIDER_MIDDLEWARE} to mark them on delivery" if not _spider_middleware_enabled(settings)
+                       else "the store cannot discard an entry" if type(worker.store).discard is FingerprintStore.discard
+                       else "no file locks on this platform" if fcntl is None else None)
+            if why_not is None:
                 what = "discard the pages a killed crawl left in flight"
                 mw._track_deliveries(journal_dir(settings, url), file_name(spider), display_url(url))
             else:
-                logger.info("ContentSeen: pages count as seen once checked, not once delivered (%s)",
-                            "the store cannot discard an entry" if _spider_middleware_enabled(settings)
-                            else f"enable {SPIDER_MIDDLEWARE} to mark them on delivery")
+                logger.info("ContentSeen: pages count as seen once checked, not once delivered (%s)", why_not)
             what = "reset it" if reset else "count it"
             if reset:  # as deltafetch's DELTAFETCH_RESET: this crawl starts from an empty store
                 worker.call_now(worker.store.reset, wait=None)  # grows with the store: no time limit

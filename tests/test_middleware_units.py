@@ -322,3 +322,23 @@ def test_a_bad_stage_setting_is_one_line(name, value, message):
     with pytest.raises(ContentSeenError) as err:
         scheme_from_settings(Settings({f"CONTENTSEEN_{name}": value}))
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("without, says", [
+    ("spider middleware", "enable contentseen.middleware.ContentSeenSpiderMiddleware to mark them on delivery"),
+    ("file locks", "no file locks on this platform"),
+])
+def test_without_what_delivery_needs_pages_count_as_seen_once_checked(tmp_path, monkeypatch, caplog, without, says):
+    import contentseen.middleware as middleware
+
+    settings = {"CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}"}
+    if without == "file locks":  # as on Windows
+        monkeypatch.setattr(middleware, "fcntl", None)
+        settings["SPIDER_MIDDLEWARES"] = {"contentseen.middleware.ContentSeenSpiderMiddleware": 100}
+    with caplog.at_level(logging.INFO, logger="contentseen.middleware"):
+        mw = ContentSeenMiddleware.from_crawler(get_crawler(settings_dict=settings))
+    try:
+        assert mw.deliveries is None and not list(tmp_path.glob("*.inflight"))
+        assert f"ContentSeen: pages count as seen once checked, not once delivered ({says})" in caplog.text
+    finally:
+        mw.close()
