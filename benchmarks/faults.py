@@ -72,7 +72,7 @@ sys.path.insert(0, TESTS)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (TESTS, ROOT, os.environ.get("PYTHONPATH", "")) if p)
 
 from common import print_table  # noqa: E402
-from crawl_process import crawl_command, crawl_env, run_crawl  # noqa: E402
+from crawl_process import crawl_command, crawl_env, kill_9_when, run_crawl  # noqa: E402
 from redis_server import REDIS_SERVER, RedisServer, _ping, free_port  # noqa: E402
 from sites import Crawl, delivery_site, host, path_of  # noqa: E402
 
@@ -239,24 +239,13 @@ def killed_sqlite(site: Site, rng: random.Random, kills: int, workdir: Path) -> 
             rng.shuffle(paths)
             started = time.monotonic()
             proc = start_crawl(h, paths, workdir, f"killed{round_}", store, SQLITE_SETTINGS, delivered)
-            try:
-                before = len(delivered_lines(delivered))
-                want = rng.randint(5, max(5, len(paths) // 9))
-                deadline = time.monotonic() + 120
-                while (len(delivered_lines(delivered)) < before + want and proc.poll() is None
-                       and time.monotonic() < deadline):
-                    time.sleep(0.01)
-                if proc.poll() is None:
-                    os.kill(proc.pid, signal.SIGKILL)
-                    proc.wait(30)
-                    points.append(str(len(delivered_lines(delivered)) - before))
-                else:
-                    missed += 1  # it ended (or failed) before its kill point
-                    points.append(f"ended (status {proc.returncode})")
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
+            before = len(delivered_lines(delivered))
+            want = before + rng.randint(5, max(5, len(paths) // 9))
+            if kill_9_when(proc, lambda: len(delivered_lines(delivered)) >= want, timeout=120):
+                points.append(str(len(delivered_lines(delivered)) - before))
+            else:
+                missed += 1  # it ended (or failed) before its kill point
+                points.append(f"ended (status {proc.returncode})")
             out.seconds += time.monotonic() - started
             if round_:
                 orphans += sum(int(m) for m in ORPHANS_LINE.findall((workdir / f"killed{round_}.log").read_text()))

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 CRAWL_TIMEOUT_S = 120
 
@@ -114,3 +115,21 @@ def run_crawl(
         returncode=proc.returncode, log=log, items=read_items(feed), drops=parse_drops(log),
         stats=parse_stats(log), seconds=time.monotonic() - started,
     )
+
+
+def kill_9_when(proc: subprocess.Popen, ready: Callable[[], bool], timeout: float = 60.0) -> bool:
+    """SIGKILL the crawl ``proc`` once ``ready()`` (polled) or ``timeout`` seconds; False, and
+    nothing killed, when it ended first. It is never left running."""
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if proc.poll() is not None:
+            return False
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(30) == -signal.SIGKILL
+        return True
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -9,13 +9,10 @@ by module fixtures and each test asserts several things about one crawl.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
 import sqlite3
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,7 +28,7 @@ from sites import (
 )
 
 from contentseen import demosite as ds
-from crawl_process import crawl_command, crawl_env
+from crawl_process import crawl_command, crawl_env, kill_9_when
 
 SITE_A = ds.build_site(mirror=False)
 SITE_B = ds.build_site(mirror=True)
@@ -268,25 +265,18 @@ def test_sqlite_store_survives_kill_9_mid_crawl(tmp_path):
                             ["CONCURRENT_REQUESTS=2"])
         with open(tmp_path / "killed.log", "wb") as log:
             proc = subprocess.Popen(cmd, cwd=tmp_path, env=crawl_env(), stdout=log, stderr=subprocess.STDOUT)
-        try:
-            before: list[tuple[str]] = []
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and proc.poll() is None:
-                try:
-                    before = store_rows(store)
-                except sqlite3.Error:
-                    before = []
-                if len(before) >= 8:
-                    break
-                time.sleep(0.05)
-            assert proc.poll() is None, "the crawl ended before it could be killed"
-            assert len(before) >= 8, "the crawl stored too few pages in 60 s"
-            os.kill(proc.pid, signal.SIGKILL)
-            assert proc.wait(10) == -signal.SIGKILL
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        before: list[tuple[str]] = []
+
+        def stored_8() -> bool:
+            nonlocal before
+            try:
+                before = store_rows(store)
+            except sqlite3.Error:
+                before = []
+            return len(before) >= 8
+
+        assert kill_9_when(proc, stored_8), "the crawl ended before it could be killed"
+        assert len(before) >= 8, "the crawl stored too few pages in 60 s"
 
         with sqlite3.connect(store) as db:
             assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

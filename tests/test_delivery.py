@@ -9,13 +9,12 @@ import fcntl
 import os
 import random
 import re
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from crawl_process import crawl_command, crawl_env, parse_stats
+from crawl_process import crawl_command, crawl_env, kill_9_when, parse_stats
 from redis_server import cluster_url, redis_cluster, redis_server, redis_url  # noqa: F401  (fixtures)
 from sites import delivery_site, host
 
@@ -195,20 +194,9 @@ def test_kill_9_at_random_points_then_a_recrawl_delivers_every_page(tmp_path):
     with host(site, delay=0.01) as h:
         for round_ in range(3):
             rng.shuffle(paths)
+            want = len(delivered(tmp_path)) + rng.randint(5, 40)
             proc = crawl_process(h, paths, tmp_path, f"killed{round_}")
-            try:
-                start = len(delivered(tmp_path))
-                deadline = time.monotonic() + 60
-                want = start + rng.randint(5, 40)
-                while len(delivered(tmp_path)) < want and proc.poll() is None and time.monotonic() < deadline:
-                    time.sleep(0.01)
-                assert proc.poll() is None, f"crawl {round_} ended before it was killed"
-                os.kill(proc.pid, signal.SIGKILL)
-                assert proc.wait(10) == -signal.SIGKILL
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
+            assert kill_9_when(proc, lambda: len(delivered(tmp_path)) >= want), f"crawl {round_} ended before it was killed"
         proc = crawl_process(h, paths, tmp_path, "final")
         assert proc.wait(120) == 0
     log = (tmp_path / "final.log").read_text()
