@@ -36,6 +36,7 @@ from .base import (
     Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
     page_argument, recorded_expected, saved_scheme,
 )
+from .registry import display_url
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
 
 from .redis_wire import USE_ERRORS, Command, Node, Scripts, _redis, client_options
@@ -142,8 +143,6 @@ class RedisBackedStore(FingerprintStore):
             if saved:
                 check_identity(self._describe(), _as_dict(saved), self.identity)
             else:
-                from .registry import display_url
-
                 logger.warning("ContentSeen: store %s (prefix %s) lost its scheme record (restarted empty, or its "
                                "keys were evicted); recording it again", display_url(self.url), self.prefix)
                 self._record_scheme()
@@ -185,9 +184,13 @@ class RedisBackedStore(FingerprintStore):
         """Run ``commands`` in as few round trips as can be; replies in order (an error reply
         is returned as its exception); a lost connection raises."""
 
-    @abc.abstractmethod
     def _scan(self, pattern: str) -> Iterator[bytes]:
-        """Every key that matches ``pattern``."""
+        """Every key that matches ``pattern``, node by node (SCAN, never KEYS)."""
+        try:
+            for node in self._nodes():
+                yield from node.scan(pattern, READ_BATCH)
+        except USE_ERRORS as exc:
+            raise self._fail("listing entries", exc) from None
 
     def _batch(self, commands: list[Command], what: str = "meta") -> list:
         """``_send``, every failure a StoreError."""
@@ -415,12 +418,6 @@ class RedisStore(RedisBackedStore):
 
     def _nodes(self) -> list[Node]:
         return [self._node]
-
-    def _scan(self, pattern: str) -> Iterator[bytes]:
-        try:
-            yield from self._node.scan(pattern, READ_BATCH)
-        except USE_ERRORS as exc:
-            raise self._fail("listing entries", exc) from None
 
     def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
         layout = self.layout

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import struct
 import time
-from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ContentSeenError, one_line
@@ -77,12 +76,6 @@ class RedisClusterStore(RedisBackedStore):
 
     def _nodes(self) -> list:
         return self._router.nodes()
-
-    def _scan(self, pattern: str) -> Iterator[bytes]:
-        try:
-            yield from self._router.scan(pattern, READ_BATCH)
-        except USE_ERRORS as exc:
-            raise self._fail("listing entries", exc) from None
 
     def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
         layout = self.layout

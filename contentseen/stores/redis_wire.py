@@ -218,10 +218,6 @@ class ClusterRouter:
                 break
         return replies
 
-    def scan(self, pattern: str, count: int) -> Iterator[bytes]:
-        for node in self.nodes():
-            yield from node.scan(pattern, count)
-
     def close(self) -> None:
         for node in self._nodes.values():
             node.close()
