@@ -287,8 +287,7 @@ class SQLiteStore(FingerprintStore):
                     db.executemany("DELETE FROM fingerprints WHERE id = ?", [(i,) for i in expired])
                     self._count(-len(expired))
                 if match is None:
-                    words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
-                    db.execute(self._insert, words + [_signed(page)] + self.plan.int_keys(fingerprint) + [url, time.time()])
+                    db.execute(self._insert, self._words(fingerprint) + [_signed(page)] + self.plan.int_keys(fingerprint) + [url, time.time()])
                     self._count(1)
                     if self.expire is not None:
                         self._prune(self.cutoff(), _SWEEP_ROWS)
@@ -358,6 +357,10 @@ class SQLiteStore(FingerprintStore):
         (n,) = self._db.execute("SELECT n FROM counts").fetchone()
         return int(n)
 
+    def _words(self, fingerprint: int) -> list[int]:
+        """The fingerprint's 64-bit words as SQLite stores them (signed)."""
+        return [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
+
     def _count(self, change: int) -> None:
         """Rows added (removed, when negative), in the caller's transaction."""
         self._db.execute("UPDATE counts SET n = n + ?", (change,))
@@ -380,20 +383,20 @@ class SQLiteStore(FingerprintStore):
 
     def _write(self, what: str, sql: str, args: tuple = ()) -> int:
         """One DELETE in its own transaction; the rows it removed."""
+        return self._in_transaction(what, self._delete, sql, args)
+
+    def _in_transaction(self, what: str, fn, *args) -> int:
+        """``fn(*args)`` in a ``BEGIN IMMEDIATE`` transaction of its own; a failure is a
+        StoreError naming ``what``."""
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
-                return self._delete(sql, args)
+                return fn(*args)
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: {what} failed ({exc})") from None
 
     def prune(self, before: float, limit: int | None = None) -> int:
-        try:
-            with self._db:
-                self._db.execute("BEGIN IMMEDIATE")
-                return self._prune(before, limit)
-        except sqlite3.Error as exc:
-            raise StoreError(f"store {self.url}: prune failed ({exc})") from None
+        return self._in_transaction("prune", self._prune, before, limit)
 
     def reset(self) -> None:
         self._write("reset", "DELETE FROM fingerprints")
@@ -403,11 +406,10 @@ class SQLiteStore(FingerprintStore):
 
     def discard(self, fingerprint: int, url: str, since: float) -> int:
         # k0 first: its index finds the fingerprint's rows without reading the table
-        words = [_signed(int(w)) for w in from_int(fingerprint, self.bits)]
         same = " AND ".join(f"{w} = ?" for w in self._w)
         return self._write("discard", f"DELETE FROM fingerprints WHERE id = (SELECT id FROM fingerprints WHERE "
                            f"k0 = ? AND {same} AND url = ? AND seen >= ? ORDER BY id DESC LIMIT 1)",
-                           (self.plan.int_keys(fingerprint)[0], *words, url, since))
+                           (self.plan.int_keys(fingerprint)[0], *self._words(fingerprint), url, since))
 
     def time_range(self) -> tuple[float, float] | None:
         """(oldest, newest) time stored, or None when empty."""
