@@ -14,13 +14,14 @@ import re
 import os
 import subprocess
 import sys
-import threading
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+from contentseen import demosite
+from contentseen.demosite import Page
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
 PROSE = {
@@ -86,32 +87,11 @@ class GammaSpider(scrapy.Spider):
 
 @contextmanager
 def serve() -> Iterator[tuple[str, list[str]]]:
+    """The site on 127.0.0.1 (the demo's server), and every path it was asked for."""
     requested: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            requested.append(self.path)
-            ctype, body = PAGES.get(self.path, ("text/html", None))
-            if body is None:
-                self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requested
-    finally:
-        server.shutdown()
-        server.server_close()
+    with demosite.serve({path: Page(ctype, body) for path, (ctype, body) in PAGES.items()},
+                        requests=requested) as base:
+        yield base, requested
 
 
 @pytest.fixture(scope="module")
