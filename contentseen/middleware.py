@@ -97,7 +97,8 @@ class ContentSeenMiddleware:
         revisits = settings.get("CONTENTSEEN_REVISITS", "drop")
         if revisits not in REVISITS:
             raise ContentSeenError(f"CONTENTSEEN_REVISITS: {revisits!r} is not one of {REVISITS}")
-        if revisits == "follow" and not _spider_middleware_enabled(settings):
+        spider_mw = _spider_middleware_enabled(settings)  # what sees pages delivered
+        if revisits == "follow" and not spider_mw:
             # Without it the items of unchanged pages would reach the item pipeline again.
             raise ContentSeenError(f"CONTENTSEEN_REVISITS=follow needs SPIDER_MIDDLEWARES = {{{SPIDER_MIDDLEWARE!r}: 100}}")
         pages = scheme_from_settings(settings).build()
@@ -118,7 +119,7 @@ class ContentSeenMiddleware:
         mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         try:
-            why_not = (f"enable {SPIDER_MIDDLEWARE} to mark them on delivery" if not _spider_middleware_enabled(settings)
+            why_not = (f"enable {SPIDER_MIDDLEWARE} to mark them on delivery" if not spider_mw
                        else "the store cannot discard an entry" if type(worker.store).discard is FingerprintStore.discard
                        else "no file locks on this platform" if fcntl is None else None)
             if why_not is None:
