@@ -20,8 +20,9 @@ Usage::
 
 Columns: pages a host; host-A false drops (pages of A dropped against an earlier page of A none
 of which shares half its word 3-shingles, the count); identical, near and different pairs
-dropped (%); pages that could not be fingerprinted (errors) and short pages (fewer than
-``min_words`` content words), over both hosts ("-" where the evaluation does not count them). A
+dropped (%), and near pairs that still share half their word 3-shingles dropped ("near J≥.5":
+dropping the others would be a false drop); pages that could not be fingerprinted (errors)
+and short pages (fewer than ``min_words`` content words), over both hosts ("-" where the evaluation does not count them). A
 tree whose mirror or evaluation fails is one row with the reason; the others go on.
 """
 
@@ -130,6 +131,11 @@ def row_of(tree: Tree, root: Path, doc: dict, ev: Evaluation, marked: float, wor
         **{label: round(rate.get(label, 0.0), 4) for label in ("identical", "near", "different")},
         "errors": _count(getattr(ev, "errors", None)), "short": _count(getattr(ev, "short", None)),
     }
+    # Near copies that are near by the truth too: dropping one whose pair shares less than half
+    # its word 3-shingles (a notice as large as a short page) would be a false drop.
+    real = [r for r in ev.results if r.group == "near" and r.jaccard >= ev.low_jaccard]
+    row["near_real"] = round(sum(r.dropped for r in real) / len(real), 4) if real else None
+    row["near_below"] = sum(r.group == "near" and r.jaccard < ev.low_jaccard for r in ev.results)
     if worst:
         w = ev.worst(worst)
         labels = {p["path"]: p for p in doc["pairs"]}
@@ -162,10 +168,31 @@ def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int
     return row
 
 
+def pooled(rows: list[dict]) -> dict:
+    """One tree's rows of several seeds as one: counts summed, rates pooled over the pairs of
+    every seed (its first failure, if any, instead)."""
+    failed = [r for r in rows if "failed" in r]
+    if failed or len(rows) == 1:
+        return failed[0] if failed else rows[0]
+    out = dict(rows[0], seconds=round(sum(r["seconds"] for r in rows), 1))
+    for key in ("host_a_false", "host_a_dropped", "errors", "short", "template_kept", "near_below"):
+        out[key] = None if any(r[key] is None for r in rows) else sum(r[key] for r in rows)
+    for label in ("identical", "near", "different"):
+        n = sum(r["counts"][label] for r in rows)
+        out[label] = round(sum(r[label] * r["counts"][label] for r in rows) / n, 4) if n else 0.0
+    real = [(r["near_real"], r["counts"]["near"] - r["near_below"]) for r in rows if r["near_real"] is not None]
+    n = sum(k for _, k in real)
+    out["near_real"] = round(sum(rate * k for rate, k in real) / n, 4) if n else None
+    out["counts"] = {k: sum(r["counts"][k] for r in rows) for k in rows[0]["counts"]}
+    if "worst" in rows[0]:
+        out["worst"] = {k: [c for r in rows for c in r["worst"][k]] for k in rows[0]["worst"]}
+    return out
+
+
 # ----------------------------------------------------------------------------- report
 
 COLUMNS = (("tree", 12), ("generator", 20), ("lang", 4), ("pages", 5), ("A false", 7), ("identical", 9),
-           ("near", 6), ("different", 9), ("errors", 6), ("short", 5))
+           ("near", 6), ("near J≥.5", 9), ("different", 9), ("errors", 6), ("short", 5))
 
 
 def _cell(value: Any) -> str:
@@ -180,8 +207,9 @@ def table(rows: list[dict], title: str) -> str:
         if "failed" in r or "missing" in r:
             lines.append(f"{first}  " + (f"FAILED: {r['failed']}" if "failed" in r else r["missing"]))
             continue
+        real = "-" if r["near_real"] is None else f"{100 * r['near_real']:.1f}%"
         cells = (r["pages"], r["host_a_false"], f"{100 * r['identical']:.1f}%", f"{100 * r['near']:.1f}%",
-                 f"{100 * r['different']:.1f}%", _cell(r["errors"]), _cell(r["short"]))
+                 real, f"{100 * r['different']:.1f}%", _cell(r["errors"]), _cell(r["short"]))
         lines.append(first + "".join(f"  {c!s:>{w}}" for c, (_, w) in zip(cells, COLUMNS[3:])))
     return "\n".join(lines)
 
@@ -233,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trees", help="comma-separated names (default: all); " + ", ".join(t.name for t in TREES))
     p.add_argument("--pages", type=int, default=250, help="pages a host (default %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="mirror seed (default %(default)s)")
+    p.add_argument("--seeds", help="comma-separated seeds: one mirror each, a tree's counts pooled over them "
+                   "(overrides --seed)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes of the evaluation (default %(default)s)")
     p.add_argument("--install", action="store_true", help="apt-get install the missing packages first (as root)")
     p.add_argument("--worst", type=int, nargs="?", const=10, default=0, metavar="N",
@@ -240,8 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.add_argument("--page-distance", type=int, default=Scheme.page_distance,
                    help="CONTENTSEEN_PAGE_DISTANCE (default %(default)s)")
-    p.add_argument("--link-share", type=float, default=0.0,
-                   help="Extractor.link_share: weigh link text where it is this much of a block (default off)")
+    p.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
+                   help="an Extractor knob other than its default, e.g. link_share=0.33 or body_edges=0 "
+                        "(repeatable)")
     p.add_argument("--held-out", action="store_true", help="measure the held-out trees too "
                    "(never while tuning a default)")
     args = p.parse_args(argv)
@@ -254,8 +285,18 @@ def main(argv: list[str] | None = None) -> int:
         trees = [t for t in TREES if t.name in names]
     if not args.held_out:
         trees = [t for t in trees if not t.held_out]
-    scheme = Scheme(page_distance=args.page_distance,
-                    extractor=Extractor(link_share=args.link_share) if args.link_share else None)
+    knobs = {}
+    for knob in args.knob:
+        name, _, value = knob.partition("=")
+        default = getattr(Extractor, name.strip(), None)
+        if not isinstance(default, (bool, int, float)) or not value:
+            p.error(f"--knob {knob!r}: not NAME=VALUE of a numeric Extractor knob")
+        knobs[name.strip()] = type(default)(float(value))
+    scheme = Scheme(page_distance=args.page_distance, extractor=Extractor(**knobs) if knobs else None)
+    try:
+        seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
+    except ValueError:
+        p.error(f"--seeds {args.seeds!r}: not comma-separated whole numbers")
     if args.install:
         install(trees)
     rows = []
@@ -267,14 +308,15 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({**asdict(tree), "missing": missing})
                 continue
             print(f"[{tree.name}] {root} ...", file=sys.stderr, flush=True)
-            rows.append(measure(tree, root, Path(work), args.pages, args.seed, args.jobs, args.worst, scheme))
+            rows.append(pooled([measure(tree, root, Path(work), args.pages, seed, args.jobs, args.worst, scheme)
+                                for seed in seeds]))
             print(f"[{tree.name}] {rows[-1].get('failed', 'done')} in {rows[-1]['seconds']} s", file=sys.stderr)
     version = code_version()
     if args.json:
-        print(json.dumps({"code": version, "seed": args.seed, "pages": args.pages, "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
+        print(json.dumps({"code": version, "seeds": seeds, "pages": args.pages, "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
                           "trees": rows}, indent=1, default=str))
         return 0
-    print(f"{scheme}, code {version}, seed {args.seed}, up to {args.pages} pages a host\n")
+    print(f"{scheme}, code {version}, seeds {','.join(map(str, seeds))}, up to {args.pages} pages a host\n")
     tuning = [r for r in rows if not r["held_out"]]
     held = [r for r in rows if r["held_out"]]
     if tuning:

@@ -40,7 +40,8 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, Words, load_stopwords, stopw
 # v3: the narrowing stops at a document's sections (a dominant child with a sibling of the same
 #     kind holding text) and drops small, unlike elements at the start and end of the block.
 # v4: both the content and the whole text; too deeply nested pages read without a tree.
-EXTRACTION_VERSION = 4
+# v5: a small element at the body's start or end is never the content block.
+EXTRACTION_VERSION = 5
 MAX_FEATURES = 1 << 24  # table rows: 16.8M x 8 bytes a 64-bit word (128 MiB at 64 bits)
 MAX_MIN_WORDS = 100_000
 # The whole-page fingerprint: 64 bits, hashed features, the built-in table, any-script tokens.
@@ -272,12 +273,18 @@ class PageFingerprinter:
         rows, n = rows[content], n[content]
         return rows, self.weigher(n), int(n.sum())
 
-    def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int]) -> tuple[int | None, int]:
-        """(fingerprint, content words) of a page's word counts; None when it has fewer than
-        ``min_words`` content words."""
+    def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int],
+                 pairs: Mapping[bytes, int] | None = None) -> tuple[int | None, int]:
+        """(fingerprint, content words) of a page's word counts, and of the counts of its pairs
+        of neighbouring words if given (weighed ``words.pair_weight`` times a word); None when
+        it has fewer than ``min_words`` content words."""
         rows, weights, total = self._weighted(rows_of, counts)
         if total < max(self.scheme.min_words, 1):
             return None, total
+        if pairs:
+            p_rows, p_weights, _ = self._weighted(rows_of, pairs)
+            rows = np.concatenate((rows, p_rows))
+            weights = np.concatenate((weights, self.words.pair_weight * p_weights))
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
 
     def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprints:
@@ -297,7 +304,7 @@ class PageFingerprinter:
         content = texts.content
         tokens = token_counts(content)
         words = self.words.counts(content, tokens)
-        fingerprint, n = self._simhash(self._rows, words)
+        fingerprint, n = self._simhash(self._rows, words, self.words.pairs(content))
         if fingerprint is not None:
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))
         whole = " ".join(texts.whole.split())

@@ -6,7 +6,7 @@ reader sees, menus included); the content text depends on the mode:
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
   page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v4):
+  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v5):
 
   1. from the body down, while one child element holds more than half of the text
      (``dominant_share``), step into it -- a page template's content ``<div>``, without the
@@ -16,7 +16,10 @@ reader sees, menus included); the content text depends on the mode:
      whole. Text is weighed without link text, so a menu is never the content. A page whose
      content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
      little other text it has, a tagline or a notice, which may be the same on unrelated pages:
-     the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``);
+     the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``).
+     The body's own edge elements (step 2's rule, weighed with link text) are never stepped
+     into (``body_edges``): a banner or notice injected around a page of links is most of its
+     text outside links, and would otherwise become its content on the copy alone;
   2. from the block reached, the elements at its start and end that are small (each at most
      ``edge_share`` of its text) and unlike their siblings (a banner line, a cookie notice, a
      "last updated" line, a page heading) are left out.
@@ -94,6 +97,9 @@ class Extractor:
     # (0: never). Off: on one page a table of contents beside a tagline looks like a short
     # page beside an unmarked menu; weighing links, such pages all became their menu.
     link_share: float = 0.0
+    # Never step into a small element at the body's start or end (an injected banner, cookie
+    # notice or mirror line), even where it holds most of the text outside links.
+    body_edges: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -156,8 +162,19 @@ class Extractor:
             sizes, weight = ([_chars(k) for k in kids], total) if links_are_content else (frees, free)
             if weight == 0:
                 return node
-            i = max(range(len(kids)), key=sizes.__getitem__)
-            if sizes[i] <= self.dominant_share * weight or (self.stop_at_sections and any(
+            candidates, rest = sizes, weight
+            if self.body_edges and self.edge_share > 0 and not links_are_content and node is body:
+                # The body's small edge elements are never its content, even when they hold
+                # most of the text outside links (a notice beside a list of links), unless
+                # nothing else holds such text (a short page beside an unmarked menu).
+                edges = self._edges(kids, [_chars(k) for k in kids], total, 1.0)
+                if weight > sum(sizes[j] for j in edges):
+                    candidates = list(sizes)
+                    for j in edges:
+                        rest -= candidates[j]
+                        candidates[j] = 0
+            i = max(range(len(kids)), key=candidates.__getitem__)
+            if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and any(
                     j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
                 break
             node, copy = kids[i], copies[i]
@@ -168,30 +185,35 @@ class Extractor:
             self._drop_edges(kids, sizes, weight)
         return node
 
-    def _drop_edges(self, kids: list, sizes: list[int], weight: int) -> None:
-        """Remove from the block the element ``kids`` at its start and its end (elements without
-        text are passed over, kept) that hold text, at most ``edge_share`` of ``weight`` each,
-        and have no sibling of the same kind; none when they would hold more than
-        ``edge_total`` of it or nothing would be left."""
+    def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None) -> list[int]:
+        """The elements of ``kids`` at the block's start and end (elements without text passed
+        over) that hold text, at most ``edge_share`` of ``weight`` each, and have no sibling of
+        the same kind; none when they would hold more than ``most`` (default ``edge_total``)
+        of it or nothing would be left."""
         limit = self.edge_share * weight
 
         def droppable(j: int) -> bool:
             return sizes[j] <= limit and not any(
                 k != j and _same_kind(other, kids[j]) for k, other in enumerate(kids))
 
-        drop: list[int] = []
+        edges: list[int] = []
         lo, hi = 0, len(kids) - 1
         while lo <= hi and (not sizes[lo] or droppable(lo)):
             if sizes[lo]:
-                drop.append(lo)
+                edges.append(lo)
             lo += 1
         while hi > lo and (not sizes[hi] or droppable(hi)):
             if sizes[hi]:
-                drop.append(hi)
+                edges.append(hi)
             hi -= 1
-        if not drop or lo > hi or sum(sizes[j] for j in drop) > self.edge_total * weight:
-            return
-        for j in drop:
+        most = self.edge_total if most is None else most
+        if not edges or lo > hi or sum(sizes[j] for j in edges) > most * weight:
+            return []
+        return edges
+
+    def _drop_edges(self, kids: list, sizes: list[int], weight: int) -> None:
+        """Remove the block's edge elements (``_edges``) from it."""
+        for j in self._edges(kids, sizes, weight):
             kids[j].decompose()
 
 

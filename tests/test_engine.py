@@ -196,3 +196,35 @@ def test_tokens_of_other_scripts():
     assert set(got) == {w.encode() for w in ("привет", "мир", "日本", "本語", "ไท", "ทย", "σοφια", "σοφίασ",
                                                "café", "bar", "v3", "11", "2024")}
     assert set(without_numbers(got)) == set(got) - {b"11", b"2024"}
+
+
+def test_word_pairs_leave_out_numbers_and_unspaced_scripts():
+    from contentseen.tokens import word_pairs
+
+    assert word_pairs("Last updated: 2024-05-01 10:00 UTC. Last updated") == {
+        b"last updated": 2, b"updated utc": 1, b"utc last": 1}
+    got = word_pairs("Привет, МИР! 日本語 ok v3.11 café\xa0bar")
+    assert set(got) == {"привет мир".encode(), "мир ok".encode(), b"ok v3", "v3 café".encode(), "café bar".encode()}
+
+
+def test_content_fingerprint_counts_word_order_not_only_words():
+    # Octave's "Line Series" and "Stair Group" pages hold nearly the same words in other
+    # orders: with words alone their content fingerprints were 2 apart (a false drop).
+    from contentseen.fingerprints import Scheme
+    from contentseen.tokens import Words
+
+    class WordsAlone(Words):
+        name = "words-alone"
+
+        def pairs(self, text):
+            return {}
+
+    words = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
+             "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split() * 3
+    a, b = " ".join(words), " ".join(reversed(words))
+    alone = Scheme(words=WordsAlone()).build()
+    assert alone.of_text(a).fingerprint == alone.of_text(b).fingerprint
+    pairs = Scheme().build()
+    assert (pairs.of_text(a).fingerprint ^ pairs.of_text(b).fingerprint).bit_count() > 3
+    assert pairs.of_text(a).word_count == alone.of_text(a).word_count == len(words)  # pairs are not words
+    assert pairs.identity["words"] == "any-script/v2" != alone.identity["words"]

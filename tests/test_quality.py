@@ -94,6 +94,28 @@ def test_narrowing_stops_at_a_documents_sections_and_drops_small_unlike_edges():
     assert "introduction" in visible_text(f"<html><body>{big}{own}{shared}</body></html>")
 
 
+def test_a_line_added_around_a_page_of_links_is_never_its_content():
+    from contentseen.fingerprints import Scheme
+    from contentseen.text import Extractor, visible_text
+
+    # An index of functions (Doxygen): the only text outside links is "- w -" and a few colons.
+    # On the mirror a footer line at the body's end holds most of the text outside links; v4
+    # stepped into it and the copy's content was the footer alone (distance 34 on jsoncpp).
+    links = "".join(f"<li><a href='/f{i}'>write{i}()</a> : <a href='/c{i}'>Json::Writer{i}</a></li>"
+                    for i in range(12))
+    page = ("<html><body><div id='top'><a href='/'>JsonCpp project page</a> <a href='/c'>Classes</a></div>"
+            f"<div class='contents'><h3>- w -</h3><ul>{links}</ul></div>{{}}</body></html>")
+    plain = page.format("")
+    copy = page.format("<p class='mirror-footer'>Mirror statistics and status: https://mirror.example/status</p>")
+    assert "write3()" in visible_text(copy) and "Mirror" not in visible_text(copy)
+    fp = Scheme().build()
+    assert fp.of_html(plain).fingerprint == fp.of_html(copy).fingerprint
+    assert "write3()" not in Extractor(body_edges=False).texts(copy).content  # the rule is what does it
+    # A short page beside a long unmarked menu at the body's end is still found: nothing but
+    # the edge holds text outside links, so the edge is the content.
+    menu = "<div class='side'>" + " ".join(f"<a href='/p{i}'>chapter {i}</a>" for i in range(80)) + "</div>"
+    short = f"<html><body>{menu}<div class='doc'><p>Short text about queues.</p></div></body></html>"
+    assert visible_text(short).split() == "Short text about queues.".split()
 # ----------------------------------------------------------------------------- a false drop that was
 
 COLLIDED = ("uu", "nis", "netrc", "webbrowser", "py_compile", "tomllib", "json", "os", "re")
@@ -172,3 +194,28 @@ def test_default_scheme_weighting_and_identity(tmp_path: Path):
     assert (a ^ b).bit_count() > 3
     tf = Scheme(weighting="tf").build()
     assert (tf.of_words(["git"] * 300 + rest, 0).fingerprint ^ tf.of_words(["git"] * 300 + [w + "x" for w in rest], 0).fingerprint).bit_count() <= 3
+
+
+def test_link_index_pages_behind_one_tagline_are_never_dropped_as_copies():
+    # Issue 10's false drops at distance 0: index pages whose content is their links, in a
+    # template whose only other text is a tagline, legacy-compat doctype. 16 indexes of 30
+    # standard-library modules each (words shared across pages: "module reference").
+    import itertools
+    import random
+    import sys
+
+    import hostile_site as hs
+    from contentseen.fingerprints import Scheme, same_page
+
+    rng = random.Random(7)
+    modules = sorted(sys.stdlib_module_names)
+    html = []
+    for i in range(16):
+        items = [(f"/ref/{n}.html", f"{n} module reference") for n in rng.sample(modules, 30)]
+        page = hs.docs_page(f"Index {i}", f"  <h1>Module index {i}</h1>\n" + hs.link_list(items, "index"))
+        html.append(page.replace("<!DOCTYPE html>", '<!DOCTYPE html SYSTEM "about:legacy-compat">'))
+    scheme = Scheme()
+    pages = [scheme.build().of_html(h) for h in html]
+    assert not any(same_page(a, b, scheme) for a, b in itertools.combinations(pages, 2))
+    # Their content is their links, not the tagline: far apart already.
+    assert min((a.fingerprint ^ b.fingerprint).bit_count() for a, b in itertools.combinations(pages, 2)) > 3
