@@ -208,7 +208,11 @@ class Words:
         ``pair_weight`` times a word, and not in ``min_words``: its pairs of neighbouring words
         (``word_pairs``; v2), so that two pages of one template that say different things in
         the same words (octave's "Line Series" and "Stair Group": content distance 2 with words
-        alone, a false drop) are told apart. A subclass returns ``{}`` for words alone."""
+        alone, a false drop) are told apart. A subclass with a ``counts`` of its own gets none
+        (pairs of other words than its own would not fit them, and its fingerprints stay as
+        they were) unless it defines ``pairs`` too."""
+        if type(self).counts is not Words.counts:
+            return {}
         return word_pairs(text)
 
     def __eq__(self, other: object) -> bool:
@@ -226,6 +230,3 @@ class AsciiWords(Words):
 
     def counts(self, text: str, tokens: Mapping[bytes, int]) -> Mapping[bytes, int]:
         return word_counts(text)
-
-    def pairs(self, text: str) -> Mapping[bytes, int]:
-        return {}
