@@ -21,7 +21,7 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import xxhash
@@ -29,7 +29,7 @@ import xxhash
 from .corpus import read_pages
 from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
-from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, table_digest
+from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix64, table_digest
 from .simhash import MAX_K, SimHasher
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, Words, load_stopwords, stopword_bytes, token_counts, tokenize,
@@ -57,6 +57,8 @@ CONTENT_BOOST = 2
 WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
 # Words whose table row PageFingerprinter remembers (about 100 bytes each).
 _ROW_CACHE_SIZE = 1 << 18
+# Mixed into a pair's key, so that a pair's row is not a word's.
+_PAIR_SALT = np.uint64(0x5EED_0F_9A125)
 
 
 @dataclass(frozen=True)
@@ -209,26 +211,42 @@ def stage_identity(stage: object, builtin: tuple[type, ...], name: str) -> str:
 
 class _Rows:
     """Each word's table row (-1: a stopword), so a word is looked up and hashed once, not on
-    every page; bounded (started afresh when full) as a crawl meets ever more rare words."""
+    every page; bounded (started afresh when full) as a crawl meets ever more rare words. A
+    stopword's own row is kept too (as ``-3 - row``), for the pairs of neighbouring words."""
 
     def __init__(self, fingerprinter: SimHasher, stopwords: frozenset[bytes]):
         self.fingerprinter, self.stopwords = fingerprinter, stopwords
         self._rows: dict[bytes, int] = {}
 
-    def of(self, counts: Mapping[bytes, int]) -> np.ndarray:
-        """The row of each word of ``counts``, in order."""
-        rows = np.fromiter(map(self._rows.get, counts, repeat(-2)), dtype=np.intp, count=len(counts))
-        unknown = np.flatnonzero(rows == -2).tolist()  # words not met yet
+    def _looked_up(self, words: Sequence[bytes]) -> np.ndarray:
+        """The cached value of each word, words not met yet hashed and cached."""
+        rows = np.fromiter(map(self._rows.get, words, repeat(-2)), dtype=np.intp, count=len(words))
+        unknown = np.flatnonzero(rows == -2).tolist()
         if unknown:
             rows_of = self._rows
             if len(rows_of) + len(unknown) > _ROW_CACHE_SIZE:
                 # A new dict, not clear(): a thread fingerprinting another page keeps its own.
                 self._rows = rows_of = {}
-            stop, row, words = self.stopwords, self.fingerprinter.features.row, list(counts)
+            stop, row = self.stopwords, self.fingerprinter.features.row
+            words = words if isinstance(words, list) else list(words)
             for i in unknown:
                 w = words[i]
-                rows[i] = rows_of[w] = -1 if w in stop else row(w)
+                rows[i] = rows_of[w] = -3 - row(w) if w in stop else row(w)
         return rows
+
+    def of(self, counts: Mapping[bytes, int]) -> np.ndarray:
+        """The row of each word of ``counts``, in order (-1: a stopword)."""
+        return np.maximum(self._looked_up(counts), -1)
+
+    def pairs(self, sequence: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        """The table row of each distinct pair of neighbouring words of ``sequence`` (stopwords
+        too: "of the" is a pair), and how often it occurs: the pair's key is its two words'
+        rows, mixed (SplitMix64) into a row, so no pair is hashed as a string or cached."""
+        rows = self._looked_up(sequence)
+        rows = np.where(rows <= -3, -3 - rows, rows).astype(np.uint64)
+        size = np.uint64(self.fingerprinter.features.size)
+        keys, counts = np.unique(rows[:-1] * size + rows[1:], return_counts=True)
+        return (mix64(keys ^ _PAIR_SALT) % size).astype(np.intp), counts
 
 
 class PageFingerprinter:
@@ -241,6 +259,8 @@ class PageFingerprinter:
         self.words = scheme.word_stage
         self.weigher = scheme.weigher
         self.fingerprinter = SimHasher(features, table)
+        # Pairs are keyed by their words' rows: only hashed features give every word its own.
+        self._pairs = isinstance(features, HashedFeatures)
         stop = stopword_bytes(stopwords)
         self._rows = _Rows(self.fingerprinter, stop)
         if scheme.page_scheme:
@@ -274,17 +294,17 @@ class PageFingerprinter:
         return rows, self.weigher(n), int(n.sum())
 
     def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int],
-                 pairs: Mapping[bytes, int] | None = None) -> tuple[int | None, int]:
-        """(fingerprint, content words) of a page's word counts, and of the counts of its pairs
-        of neighbouring words if given (weighed ``words.pair_weight`` times a word); None when
-        it has fewer than ``min_words`` content words."""
+                 sequence: Sequence[bytes] = ()) -> tuple[int | None, int]:
+        """(fingerprint, content words) of a page's word counts, and of the pairs of
+        neighbouring words of its ``sequence`` if given (weighed ``words.pair_weight`` times a
+        word); None when it has fewer than ``min_words`` content words."""
         rows, weights, total = self._weighted(rows_of, counts)
         if total < max(self.scheme.min_words, 1):
             return None, total
-        if pairs:
-            p_rows, p_weights, _ = self._weighted(rows_of, pairs)
+        if len(sequence) > 1 and self._pairs:
+            p_rows, p_counts = rows_of.pairs(sequence)
             rows = np.concatenate((rows, p_rows))
-            weights = np.concatenate((weights, self.words.pair_weight * p_weights))
+            weights = np.concatenate((weights, self.words.pair_weight * self.weigher(p_counts)))
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
 
     def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprints:
@@ -304,7 +324,7 @@ class PageFingerprinter:
         content = texts.content
         tokens = token_counts(content)
         words = self.words.counts(content, tokens)
-        fingerprint, n = self._simhash(self._rows, words, self.words.pairs(content))
+        fingerprint, n = self._simhash(self._rows, words, self.words.sequence(content))
         if fingerprint is not None:
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))
         whole = " ".join(texts.whole.split())

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .errors import ContentSeenError
 
@@ -109,11 +109,11 @@ def token_counts(text: str) -> Counter[bytes]:
     return counts
 
 
-def word_pairs(text: str) -> Counter[bytes]:
-    """How often each pair of neighbouring words of spaced scripts occurs in ``text``
-    (``b"first second"``, case-folded as ``token_counts``); numbers are left out (a word before
-    and after one are neighbours), and so are scripts written without spaces, their tokens being
-    character pairs already."""
+def word_sequence(text: str) -> list[bytes]:
+    """The words of spaced scripts in ``text``, in order (UTF-8 bytes, case-folded as
+    ``token_counts``), numbers left out: the sequence whose neighbouring pairs the default
+    ``Words`` stage adds to a content fingerprint. Scripts written without spaces are left out,
+    their tokens being character pairs already."""
     if text.isascii():
         words = text.encode("ascii").translate(_ALNUM).split()
     else:
@@ -125,8 +125,7 @@ def word_pairs(text: str) -> Counter[bytes]:
                 words.append(piece)
             else:
                 words.extend(w.encode() for w in _RUN.findall(piece.decode("utf-8").casefold()))
-    words = [w for w in words if not w.isdigit()]
-    return Counter(map(b" ".join, zip(words, words[1:])))
+    return [w for w in words if not w.isdigit()]
 
 
 def _tokens(text: str) -> list[str]:
@@ -194,7 +193,7 @@ class Words:
     never mix fingerprints of two stages."""
 
     name = "any-script/v2"
-    # How much a pair of neighbouring words weighs beside a word (see ``pairs``).
+    # How much a pair of neighbouring words weighs beside a word (see ``sequence``).
     pair_weight = 0.5
 
     def counts(self, text: str, tokens: Mapping[bytes, int]) -> Mapping[bytes, int]:
@@ -203,17 +202,17 @@ class Words:
         once)."""
         return without_numbers(tokens)
 
-    def pairs(self, text: str) -> Mapping[bytes, int]:
-        """Features of ``text`` counted beside its words in the content fingerprint, weighing
-        ``pair_weight`` times a word, and not in ``min_words``: its pairs of neighbouring words
-        (``word_pairs``; v2), so that two pages of one template that say different things in
-        the same words (octave's "Line Series" and "Stair Group": content distance 2 with words
-        alone, a false drop) are told apart. A subclass with a ``counts`` of its own gets none
-        (pairs of other words than its own would not fit them, and its fingerprints stay as
-        they were) unless it defines ``pairs`` too."""
+    def sequence(self, text: str) -> Sequence[bytes]:
+        """The words of ``text`` in order, whose pairs of neighbours are features of the content
+        fingerprint beside its words, weighing ``pair_weight`` times a word and not counted in
+        ``min_words`` (``word_sequence``; v2): two pages of one template that say different
+        things in the same words (octave's "Line Series" and "Stair Group": content distance 2
+        with words alone, a false drop) are told apart. A subclass with a ``counts`` of its own
+        gets none (pairs of other words than its own would not fit them, and its fingerprints
+        stay as they were) unless it defines ``sequence`` too."""
         if type(self).counts is not Words.counts:
-            return {}
-        return word_pairs(text)
+            return ()
+        return word_sequence(text)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.name == self.name
