@@ -58,7 +58,7 @@ WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
 # Words whose table row PageFingerprinter remembers (about 100 bytes each).
 _ROW_CACHE_SIZE = 1 << 18
 # Mixed into a pair's key, so that a pair's row is not a word's.
-_PAIR_SALT = np.uint64(0x5EED_0F_9A125)
+_PAIR_SALT = np.uint64(0x5EED0F9A125)
 
 
 @dataclass(frozen=True)

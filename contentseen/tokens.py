@@ -96,17 +96,22 @@ def token_counts(text: str) -> Counter[bytes]:
     runs of digits are tokens too (``without_numbers`` leaves them out)."""
     if text.isascii():  # one C-level byte map and a split, as word_counts
         return Counter(text.encode("ascii").translate(_ALNUM).split())
-    for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
-        text = text.replace(space, " ")
-    # Split at ASCII separators in C; only the pieces holding other characters (most pages:
-    # a few, with a dash, a quote or an accent) are split further by the regular expressions.
-    counts = Counter(text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8).split())
+    counts = Counter(_pieces(text))
     for piece in [p for p in counts if not p.isascii()]:
         n = counts.pop(piece)
         # counted as str in C first: a page of unspaced script is one piece of 10^5 pairs
         for token, m in Counter(_tokens(piece.decode("utf-8").casefold())).items():
             counts[token.encode()] += n * m
     return counts
+
+
+def _pieces(text: str) -> list[bytes]:
+    """``text`` split at ASCII separators, in C (UTF-8 bytes, ASCII letters lower-cased): only
+    the pieces holding other characters (most pages: a few, with a dash, a quote or an accent)
+    need splitting further by the regular expressions."""
+    for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
+        text = text.replace(space, " ")
+    return text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8).split()
 
 
 def word_sequence(text: str) -> list[bytes]:
@@ -117,10 +122,8 @@ def word_sequence(text: str) -> list[bytes]:
     if text.isascii():
         words = text.encode("ascii").translate(_ALNUM).split()
     else:
-        for space in _COMMON_SEPARATORS:
-            text = text.replace(space, " ")
         words = []
-        for piece in text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8).split():
+        for piece in _pieces(text):
             if piece.isascii():
                 words.append(piece)
             else:
