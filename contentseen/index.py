@@ -124,8 +124,11 @@ class _Segment:
         # indexing a memoryview gives a Python int, much faster than indexing the array
         self.views = [memoryview(d) for d in self.dirs]
         self.perm_views = [memoryview(p) for p in self.perms]
-        # per table, what a single query needs: (key pieces, directory, checks, perm or None)
-        self.tables = list(zip(self.pieces, self.views, self.checks, [None] + self.perm_views))
+        # per table, what a single query needs: (key shift, directory, checks, perm or None)
+        # A table's directory key is the top d bits of its full key (``HammingIndex._keys``):
+        # a query computes each full key once and shifts it right by ``width - d`` per segment.
+        drops = [w - min(w, _dir_bits(n)) for w in plan.table_widths] if self.pieces else []
+        self.tables = list(zip(drops, self.views, self.checks, [None] + self.perm_views))
         self.id_view = memoryview(self.ids)
         self.fp_view = memoryview(self.fps.reshape(-1))
 
@@ -234,6 +237,7 @@ class HammingIndex:
         self.bits, self.k = self.plan.bits, self.plan.k
         self.words = self.plan.words
         self._scan_only = sum(2.0 ** -w for w in self.plan.table_widths) >= 0.5
+        self._full_pieces = [self.plan.prefix_pieces(t, w) for t, w in enumerate(self.plan.table_widths)]
         self._lut = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)) <= self.k
         self._k8 = np.array(self.k, dtype=np.uint8)  # comparing with a 0-d array is faster than with an int
         self._segments: list[_Segment] = []
@@ -396,6 +400,16 @@ class HammingIndex:
             raise IndexConfigError(f"fingerprint {value:#x} does not fit in {self.bits} bits")
         return value
 
+    def _keys(self, q_int: int) -> list[int]:
+        """Each table's full key of one query (its blocks side by side)."""
+        keys = []
+        for pieces in self._full_pieces:
+            key = 0
+            for lo, mask, shift in pieces:
+                key |= ((q_int >> lo) & mask) << shift
+            keys.append(key)
+        return keys
+
     def _search(self, q_int: int) -> list:
         """Live entries within k of one query: a list of (ids, distances) pairs, as lists or
         arrays, unsorted, each entry once.
@@ -408,6 +422,7 @@ class HammingIndex:
         cs = []
         meta = []  # per slice: (its end in the concatenation, shift to a table index, perm view
         total = 0  # or None, segment)
+        fulls = None
         for seg in self._segments:
             checks = seg.checks
             if not seg.dirs:  # scan-only plan
@@ -415,14 +430,10 @@ class HammingIndex:
                 cs.append(checks[0])
                 meta.append((total, -(total - seg.size), None, seg))
                 continue
-            for pieces, view, check, perm in seg.tables:
-                if len(pieces) == 1:
-                    lo, mask, shift = pieces[0]
-                    key = ((q_int >> lo) & mask) << shift
-                else:
-                    key = 0
-                    for lo, mask, shift in pieces:
-                        key |= ((q_int >> lo) & mask) << shift
+            if fulls is None:
+                fulls = self._keys(q_int)
+            for full, (drop, view, check, perm) in zip(fulls, seg.tables):
+                key = full >> drop
                 a = view[key]
                 b = view[key + 1]
                 if a != b:
