@@ -115,9 +115,10 @@ def memory_candidates(store, fps: list[int]) -> float:
     index = store.index
     total = 0
     for fp in fps:
+        keys = index._keys(fp)
         for seg in index._segments:
-            for pieces, view, _, _ in seg.tables:
-                key = sum(((fp >> lo) & mask) << shift for lo, mask, shift in pieces)
+            for full, (drop, view, _, _) in zip(keys, seg.tables):
+                key = full >> drop
                 total += view[key + 1] - view[key]
     return total / len(fps)
 
