@@ -16,14 +16,17 @@ Usage::
     python benchmarks/trees.py --install      # apt-get install the missing packages (as root), then run
     python benchmarks/trees.py                # the trees installed; under a minute on 2 cores
     python benchmarks/trees.py --trees jsoncpp,octave --worst 10
+    python benchmarks/trees.py --held-out --seeds 1,2,3,4,5   # README's table (about 4 minutes)
+    python benchmarks/trees.py --knob body_edges=0            # an Extractor knob changed
     python benchmarks/trees.py --json > trees.json
 
 Columns: pages a host; host-A false drops (pages of A dropped against an earlier page of A none
 of which shares half its word 3-shingles, the count); identical, near and different pairs
 dropped (%), and near pairs that still share half their word 3-shingles dropped ("near J≥.5":
 dropping the others would be a false drop); pages that could not be fingerprinted (errors)
-and short pages (fewer than ``min_words`` content words), over both hosts ("-" where the evaluation does not count them). A
-tree whose mirror or evaluation fails is one row with the reason; the others go on.
+and short pages (fewer than ``min_words`` content words), over both hosts ("-" where the
+evaluation does not count them). With ``--seeds``, a tree's counts are pooled over one mirror
+per seed. A tree whose mirror or evaluation fails is one row with the reason; the others go on.
 """
 
 from __future__ import annotations
