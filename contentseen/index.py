@@ -88,6 +88,9 @@ class _Segment:
         self._id_sorted = self._id_order = None
         self.pieces, self.masks, self.dirs, self.perms, self.checks = [], [], [], [], []
         plan = index.plan
+        # A table's directory key is the top d bits of its full key (``HammingIndex._keys``):
+        # a query computes each full key once and shifts it right by ``width - d`` per segment.
+        drops: list[int] = []
         if index._scan_only:
             self.fps, self.ids = fps.copy(), ids.copy()
             self.checks.append(_fold16(fps))
@@ -97,6 +100,7 @@ class _Segment:
             scratch = np.empty(n, dtype=np.uint64)
             for t, width in enumerate(plan.table_widths):
                 d = min(width, cap)
+                drops.append(width - d)
                 self.pieces.append(plan.prefix_pieces(t, d))
                 self.masks.append((1 << d) - 1)
                 key = plan.prefix(fps, self.pieces[t], out=scratch)
@@ -125,9 +129,6 @@ class _Segment:
         self.views = [memoryview(d) for d in self.dirs]
         self.perm_views = [memoryview(p) for p in self.perms]
         # per table, what a single query needs: (key shift, directory, checks, perm or None)
-        # A table's directory key is the top d bits of its full key (``HammingIndex._keys``):
-        # a query computes each full key once and shifts it right by ``width - d`` per segment.
-        drops = [w - min(w, _dir_bits(n)) for w in plan.table_widths] if self.pieces else []
         self.tables = list(zip(drops, self.views, self.checks, [None] + self.perm_views))
         self.id_view = memoryview(self.ids)
         self.fp_view = memoryview(self.fps.reshape(-1))

@@ -219,6 +219,7 @@ class ContentSeenMiddleware:
                                one_line(exc))
 
         return steps
+
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         return await self._decide(request, response)
 
