@@ -1,12 +1,13 @@
-"""Benchmark: the Redis stores -- one server, and a Redis Cluster of 3 shards -- on this machine:
+"""Benchmark: the Redis stores -- one server, and Redis Clusters of 3 (or ``--shards``) primaries -- on this machine:
 load, memory, candidates per lookup, latency, throughput of concurrent client processes, and
 what crawlers racing on the same pages keep.
 
     python3 benchmarks/redis_store.py                  # n = 3M (about 14 minutes)
     python3 benchmarks/redis_store.py --size 300k      # a quick run
     python3 benchmarks/redis_store.py --skip-baseline  # without the one-table-per-block server
+    python3 benchmarks/redis_store.py --shards 3,6     # clusters of 3 and of 6 primaries
 
-Servers: a throwaway ``redis-server`` and a 3-node cluster (``redis-cli --cluster create``) on
+Servers: a throwaway ``redis-server`` and a cluster of each size (``redis-cli --cluster create``) on
 loopback ports, no persistence (tests/redis_server.py), default settings otherwise. Stores: the
 cluster and the server with the layout ``CONTENTSEEN_EXPECTED_PAGES = n`` picks, and as the
 baseline the server with one table per block (``expected`` 1M: 4 tables of 16-bit keys, the
@@ -15,7 +16,9 @@ random page fingerprints (page distance 10, as a crawl) and URLs ``http://h/<i>`
 memory is the growth of ``used_memory`` over all nodes, per fingerprint.
 
 ``cand/q``: the mean number of stored entries in the buckets a lookup reads (1000 random
-queries; the formula of ``BlockPlan.candidates`` beside it, and at 100M). Latency: one client,
+queries; the formula of ``BlockPlan.candidates`` beside it, and at 100M); ``nodes/check``: how
+many nodes a check's keys live on (each is one more round trip for the servers). Last, what a
+server spends on the parts of a check: a round trip, a pipelined command, a script call. Latency: one client,
 ``check_and_add`` of unseen pages (new) and of near copies of stored ones (distance 1..3, pages
 within 3: dropped). Throughput: ``--clients`` processes released together, each doing
 ``--checks`` check_and_adds, 80% new pages and 20% near copies; server CPU is the growth of
@@ -31,6 +34,7 @@ kept too is a new page's check_and_add under load (``new``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing as mp
 import os
 import random
@@ -48,6 +52,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from common import parse_size, print_table  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
+from contentseen.stores.redis_wire import key_slot  # noqa: E402
 
 K, BITS, PAGE_K = 3, 64, 10
 IDENTITY = {"bits": "64", "features": "bench", "table": "bench", "stopwords": "bench", "extract": "bench"}
@@ -67,6 +72,32 @@ def node_stats(clients) -> tuple[int, float]:
         memory += info["used_memory"]
         cpu += info["used_cpu_user"] + info["used_cpu_sys"]
     return memory, cpu
+
+
+def call_costs(client, n: int = 3000) -> dict:
+    """Server CPU (µs) of what every check is made of, on one server: a round trip of one
+    command (PING), a command in a pipeline of 10 (HGET), a script call in a pipeline of 10
+    (EVALSHA of ``return 1``), each the growth of ``used_cpu`` over ``n`` calls."""
+    sha = client.script_load("return 1")
+
+    def cost(batch: list[tuple], calls: int) -> float:
+        before = node_stats([client])[1]
+        for _ in range(calls):
+            pipe = client.pipeline(transaction=False)
+            for command in batch:
+                pipe.execute_command(*command)
+            pipe.execute()
+        return (node_stats([client])[1] - before) / (calls * len(batch)) * 1e6
+
+    return dict(round_trip=cost([("PING",)], n), hget=cost([("HGET", "bench:none", "f")] * 10, n // 10),
+                script=cost([("EVALSHA", sha, 0)] * 10, n // 10))
+
+
+def nodes_per_check(store, rng: np.random.Generator, n: int = 1000) -> float:
+    """Mean number of nodes a check's keys live on (cluster stores)."""
+    slots = store._router._slots
+    return float(np.mean([len({slots[key_slot(name.encode())] for name, _ in store.layout.buckets(int(fp))})
+                          for fp in rng.integers(0, 2**64, size=n, dtype=np.uint64)]))
 
 
 def flip(value: int, n: int, bits: int, rng: random.Random) -> int:
@@ -233,8 +264,10 @@ def main(argv=None) -> None:
     ap.add_argument("--race-pages", type=int, default=2000, help="identical pages raced by the clients")
     ap.add_argument("--race-groups", type=int, default=60, help="groups of near copies raced by the clients")
     ap.add_argument("--skip-baseline", action="store_true", help="no one-table-per-block server store")
+    ap.add_argument("--shards", default="3", help="comma-separated primaries of the clusters measured (default 3)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
+    shards = [int(n) for n in args.shards.split(",")]
     n = parse_size(args.size)
     expected = parse_size(args.expected) if args.expected else n
     start = time.perf_counter()
@@ -246,12 +279,14 @@ def main(argv=None) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="contentseen-redis-bench-"))
     rows, race_rows = [], []
     try:
-        with RedisServer(workdir / "server") as server, RedisClusterNodes(workdir / "cluster") as cluster:
+        with contextlib.ExitStack() as servers:
+            server = servers.enter_context(RedisServer(workdir / "server"))
+            clusters = [servers.enter_context(RedisClusterNodes(workdir / f"cluster{n}", n)) for n in shards]
             server_clients = [redis.Redis(port=server.port)]
-            cluster_clients = [redis.Redis(port=p) for p in cluster.ports]
             version = server_clients[0].info("server")["redis_version"]
-            setups = [("cluster, 3 shards", cluster.url, "bench", expected, cluster_clients),
-                      ("one server", server.url, "bench", expected, server_clients)]
+            setups = [(f"cluster, {c.n} shards", c.url, "bench", expected, [redis.Redis(port=p) for p in c.ports])
+                      for c in clusters]
+            setups.append(("one server", server.url, "bench", expected, server_clients))
             if not args.skip_baseline:
                 setups.append(("one server, blocks (1M)", server.url, "blocks", 1_000_000, server_clients))
             for name, url, prefix, exp, clients in setups:
@@ -261,6 +296,7 @@ def main(argv=None) -> None:
                 row = dict(store=name, tables=store.plan.n_tables, **load(store, fps, pages, clients))
                 print(f" {row['load_s']:.0f} s, {row['bytes_fp']:.0f} B/fp", flush=True)
                 row["cand"] = f"{candidates(store, gen, n):.2f} ({store.plan.candidates(n):.2f})"
+                row["nodes"] = f"{nodes_per_check(store, gen):.2f}" if url.startswith("redis+cluster") else "1"
                 row["cand_100M"] = f"{store.plan.candidates(PROJECT):,.1f}"
                 row.update({f"one_{k}": v for k, v in latency(store, fps, pages, rng, args.latency).items()})
                 store.close()
@@ -273,6 +309,7 @@ def main(argv=None) -> None:
                 if prefix == "bench":
                     race_rows.append(dict(store=name, **races(url, prefix, exp, clients, args, args.seed)))
                     print(f"   races: identical leaks {race_rows[-1]['identical']}; near {race_rows[-1]['near']}", flush=True)
+            costs = call_costs(server_clients[0])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"\nredis-server {version}; {args.clients} client processes x {args.checks:,} checks (80% new, 20% near copies)")
@@ -280,14 +317,16 @@ def main(argv=None) -> None:
                   "checks_s": f"{r['checks_s']:,.0f}", "client_us": f"{r['client_us']:.0f}",
                   "server_us": f"{r['server_us']:.0f}", "capacity": f"{r['capacity']:,.0f}"} for r in rows],
                 [("store", "store"), ("tables", "tables"), ("load", "load"), ("bytes_fp", "B/fp"),
-                 ("cand", "cand/q (formula)"), ("cand_100M", "cand/q @100M"), ("one_new", "1 client new p50/p99 µs"),
+                 ("cand", "cand/q (formula)"), ("cand_100M", "cand/q @100M"), ("nodes", "nodes/check"), ("one_new", "1 client new p50/p99 µs"),
                  ("one_near", "1 client near p50/p99 µs"), ("checks_s", "checks/s"), ("new", "new p50/p99 µs"),
                  ("near", "near p50/p99 µs"), ("client_us", "client CPU µs/check"),
                  ("server_us", "server CPU µs/check"), ("capacity", "capacity checks/s")])
-    if len(rows) >= 2:
-        c, s = rows[0], rows[1]
-        print(f"\ncluster / one server: measured checks/s {c['checks_s'] / s['checks_s']:.2f}x; "
+    s = rows[len(shards)]
+    for c in rows[: len(shards)]:
+        print(f"\n{c['store']} / one server: measured checks/s {c['checks_s'] / s['checks_s']:.2f}x; "
               f"capacity (a core a node) {c['capacity'] / s['capacity']:.2f}x")
+    print(f"\none server's CPU: a round trip {costs['round_trip']:.1f} µs, an HGET in a pipeline of 10 "
+          f"{costs['hget']:.1f} µs, a script call in a pipeline of 10 {costs['script']:.1f} µs")
     print_table(race_rows, [("store", "store"), ("identical", "identical pages kept twice"),
                             ("near", "near groups kept more than once")])
     print(f"\n(total {time.perf_counter() - start:.0f} s; load average at the end {os.getloadavg()[0]:.1f})")
