@@ -6,7 +6,7 @@ reader sees, menus included); the content text depends on the mode:
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
   page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v5):
+  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v6):
 
   1. from the body down, while one child element holds more than half of the text
      (``dominant_share``), step into it -- a page template's content ``<div>``, without the
@@ -19,10 +19,16 @@ reader sees, menus included); the content text depends on the mode:
      the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``).
      The body's own edge elements (step 2's rule, weighed with link text) are never stepped
      into (``body_edges``): a banner or notice injected around a page of links is most of its
-     text outside links, and would otherwise become its content on the copy alone;
+     text outside links, and would otherwise become its content on the copy alone. The child
+     holding the most text outside links is such an edge only as the first or last child
+     holding text (a release list between a heading and a closing paragraph is not);
   2. from the block reached, the elements at its start and end that are small (each at most
      ``edge_share`` of its text) and unlike their siblings (a banner line, a cookie notice, a
-     "last updated" line, a page heading) are left out.
+     "last updated" line, a page heading) are left out;
+  3. a block that holds less than ``min_share`` of the page's visible text (a site tagline in
+     a header, the one sentence of a page of links or images) is no evidence on its own: the
+     page is marked ``sliver``, and its content fingerprint weighs the whole text as much as
+     the block (see ``fingerprints``).
 
 Cost is bounded and linear in the page: lexbor's tree builder is quadratic in the nesting depth
 of block elements (50,000 unclosed ``<div>`` take minutes), so a page nested deeper than
@@ -75,11 +81,14 @@ def decode_html(body: bytes, content_type: str | None = None) -> str:
 @dataclass(frozen=True)
 class PageText:
     """What a page shows: its ``content`` (the fingerprinted text) and its ``whole`` visible
-    text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text."""
+    text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text;
+    ``sliver`` when the content block holds little of the page's text (then the whole text
+    weighs as much as it in the content fingerprint)."""
 
     content: str
     whole: str
     flat: bool = False
+    sliver: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,10 @@ class Extractor:
     # Never step into a small element at the body's start or end (an injected banner, cookie
     # notice or mirror line), even where it holds most of the text outside links.
     body_edges: bool = True
+    # A narrowed block holding less than this share of the page's visible text does not decide
+    # alone (a tagline, an intro sentence or a notice taken from a page of links and images):
+    # the page is a ``sliver`` one, whose whole text counts as much as its content.
+    min_share: float = 0.2
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -142,7 +155,8 @@ class Extractor:
             node.decompose()
         if self.narrow:
             root = self._content_block(tree, root)
-        return PageText(root.text(separator=" "), whole)
+        content = root.text(separator=" ")
+        return PageText(content, whole, sliver=_nonblank(content) < self.min_share * _nonblank(whole))
 
     def _content_block(self, tree: LexborHTMLParser, body):
         """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's
@@ -167,7 +181,7 @@ class Extractor:
                 # The body's small edge elements are never its content, even when they hold
                 # most of the text outside links (a notice beside a list of links), unless
                 # nothing else holds such text (a short page beside an unmarked menu).
-                edges = self._edges(kids, [_chars(k) for k in kids], total, 1.0)
+                edges = self._edges(kids, [_chars(k) for k in kids], total, 1.0, frees)
                 if weight > sum(sizes[j] for j in edges):
                     candidates = list(sizes)
                     for j in edges:
@@ -185,7 +199,8 @@ class Extractor:
             self._drop_edges(kids, sizes, weight)
         return node
 
-    def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None) -> list[int]:
+    def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
+               free: list[int] | None = None) -> list[int]:
         """The elements of ``kids`` at the block's start and end (elements without text passed
         over) that hold text, at most ``edge_share`` of ``weight`` each, and have no sibling of
         the same kind; none when they would hold more than ``most`` (default ``edge_total``)
@@ -197,12 +212,16 @@ class Extractor:
                 k != j and _same_kind(other, kids[j]) for k, other in enumerate(kids))
 
         edges: list[int] = []
+        # The element holding the most text outside links (``free``) is an edge only as the
+        # first or last one holding text: a walk from the other end stops before it.
+        holders = [j for j, n in enumerate(sizes) if n]
+        top = max(range(len(kids)), key=free.__getitem__) if free and holders else -1
         lo, hi = 0, len(kids) - 1
-        while lo <= hi and (not sizes[lo] or droppable(lo)):
+        while lo <= hi and (not sizes[lo] or droppable(lo)) and not (lo == top and lo != holders[0]):
             if sizes[lo]:
                 edges.append(lo)
             lo += 1
-        while hi > lo and (not sizes[hi] or droppable(hi)):
+        while hi > lo and (not sizes[hi] or droppable(hi)) and not (hi == top and hi != holders[-1]):
             if sizes[hi]:
                 edges.append(hi)
             hi -= 1
@@ -238,7 +257,10 @@ def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
 
 def _chars(node) -> int:
     """Non-blank characters of a node's text (so reformatting whitespace changes nothing)."""
-    text = node.text(separator="")
+    return _nonblank(node.text(separator=""))
+
+
+def _nonblank(text: str) -> int:
     return len(text) - sum(map(text.count, _BLANKS))
 
 
