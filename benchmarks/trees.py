@@ -10,8 +10,9 @@ middleware's code path.
 Some trees are HELD OUT: never looked at while tuning, reported in a table of their own, so a
 change tuned on the other trees can be checked on pages it was not fitted to. The first two are
 of a generator no tuning tree has (rustdoc) and of a language no tuning tree has (Japanese);
-five more were added at once, measured and reported as they came, never tuned on: mdBook,
-GTK-Doc, two sites' own generators (SQLite, Node.js) and a Chinese DocBook tree.
+five more were added at once and measured as they came: mdBook, GTK-Doc, two sites' own
+generators (SQLite, Node.js) and a Chinese DocBook tree. SQLite's showed 20 false drops, which
+were then studied and fixed (extraction v6): it is a tuning tree since.
 
 Usage::
 
@@ -87,8 +88,9 @@ TREES = (
          held_out=True),
     Tree("glib-gio", "libglib2.0-doc", "/usr/share/gtk-doc/html/gio", "GTK-Doc", "en", "GTK-Doc",
          held_out=True),
-    Tree("sqlite", "sqlite3-doc", "/usr/share/doc/sqlite3", "SQLite's own (Tcl)", "en", "Small. Fast. Reliable.",
-         held_out=True),
+    # Added held out; its 20 false drops under extraction v5 were then studied and fixed (v6), so
+    # it is a tuning tree now.
+    Tree("sqlite", "sqlite3-doc", "/usr/share/doc/sqlite3", "SQLite's own (Tcl)", "en", "Small. Fast. Reliable."),
     Tree("nodejs", "nodejs-doc", "/usr/share/doc/nodejs/api", "Node.js's own", "en", 'id="gtoc"',
          held_out=True),
     Tree("debref-zh", "debian-reference-zh-cn", "/usr/share/debian-reference", "DocBook XSL", "zh",
