@@ -152,13 +152,15 @@ class Scheme:
 @dataclass(frozen=True)
 class PageFingerprints:
     """A page's fingerprints (None: no visible text), with what they were made from: content
-    words, characters of content text, and whether they are exact hashes (a short page)."""
+    words, characters of content text, whether they are exact hashes (a short page), and whether
+    the content block was a sliver of the page (its whole text counted in the content)."""
 
     fingerprint: int | None
     word_count: int
     text_chars: int
     page: int | None = None
     exact: bool = False
+    sliver: bool = False
 
     def hex(self, bits: int) -> str | None:
         """The content fingerprint as fixed-width hex, or None."""
@@ -350,7 +352,8 @@ class PageFingerprinter:
         else:
             fingerprint, n = self._simhash(self._rows, words, self.words.sequence(content))
         if fingerprint is not None:
-            return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens))
+            return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens),
+                                    sliver=texts.sliver)
         whole = " ".join(texts.whole.split())
         if not whole:
             return PageFingerprints(None, 0, 0)

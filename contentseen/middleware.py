@@ -292,7 +292,8 @@ class ContentSeenMiddleware:
         page = decision.page
         if page is not None and page.fingerprint is not None:
             request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "page_fingerprint": f"{page.page:016x}",
-                                           "text_chars": page.text_chars, "exact": page.exact}
+                                           "text_chars": page.text_chars, "exact": page.exact,
+                                           "sliver": page.sliver}
             if inflight is not None:
                 request.meta["contentseen"]["inflight"] = inflight
         outcome = decision.outcome
@@ -306,6 +307,8 @@ class ContentSeenMiddleware:
         self.stats.inc_value("contentseen/checked")
         if page is not None and page.exact:
             self.stats.inc_value("contentseen/checked/exact")
+        elif page is not None and page.sliver:
+            self.stats.inc_value("contentseen/checked/sliver")
         if outcome == "store_error":
             return self._store_failed(decision, response)
         if outcome == "kept":

@@ -11,3 +11,4 @@ class PageItem:
     page_fingerprint: str | None  # hex, of the whole page (see README: a drop needs both)
     text_chars: int
     exact: bool  # fingerprinted by an exact hash of its text (fewer than CONTENTSEEN_MIN_WORDS words)
+    sliver: bool = False  # its content block held little of its text: the whole text counted too

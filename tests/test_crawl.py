@@ -79,12 +79,15 @@ def test_first_crawl_keeps_every_page_once_with_the_fingerprint_the_library_comp
         assert want is not None, path
         assert int(item["fingerprint"], 16) == want, f"{path}: crawl and library disagree"
         assert item["exact"] == (path in ds.SHORT_PATHS), path
+        assert item["sliver"] == (pages.of_html_bytes(SITE_A[path].body, SITE_A[path].content_type).sliver
+                                  if SITE_A[path].content_type.startswith("text/html") else False), path
         assert item["text_chars"] > 0
     st = c.stats
     assert st["contentseen/stored"] == len(FINGERPRINTABLE)
     assert st["contentseen/checked"] == st["contentseen/stored"] + st.get("contentseen/dropped", 0)
     assert st["contentseen/skipped/type"] == len(ds.BINARY_PATHS)
     assert st["contentseen/checked/exact"] == len(ds.SHORT_PATHS)
+    assert st.get("contentseen/checked/sliver", 0) == sum(item["sliver"] for item in c.items)
     assert st["contentseen/skipped/internal"] == 1  # robots.txt is Scrapy's, never judged
     # Every page stored once, after the mirror's different pages; nothing stored by the re-crawl.
     assert len(store_rows(run.store)) == len(FINGERPRINTABLE) + len(ds.DIFFERENT_PATHS)

@@ -147,6 +147,12 @@ def test_3_near_copies_of_link_heavy_pages_are_dropped_or_kept_never_lost(run):
     expected = {"/support.html": "dropped", "/downloads.html": "kept", "/sitemap.html": "kept"}
     assert {p: b_outcome(run, p) for p in hs.NEAR} == expected
     assert_copy_dropped(run, "/support.html", exact=False)
+    # Their content blocks are slivers of them (the whole text counts too): said in the item
+    # and counted.
+    items = run.first.items_by_url()
+    slivers = {p for p in A_PAGES if items.get(run.a + p, {}).get("sliver")}
+    assert {"/support.html", "/downloads.html"} <= slivers
+    assert stat(run.first, "checked/sliver") >= len(slivers)
 
 
 @pytest.mark.xfail(strict=True, reason="near copies of link-dominated pages need host-level template "

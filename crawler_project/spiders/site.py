@@ -58,6 +58,7 @@ class SiteSpider(scrapy.Spider):
             page_fingerprint=seen.get("page_fingerprint"),
             text_chars=seen.get("text_chars", len(response.text)),
             exact=seen.get("exact", False),
+            sliver=seen.get("sliver", False),
         )
         if not is_html:
             return
