@@ -27,8 +27,8 @@ reader sees, menus included); the content text depends on the mode:
      "last updated" line, a page heading) are left out;
   3. a block that holds less than ``min_share`` of the page's visible text (a site tagline in
      a header, the one sentence of a page of links or images) is no evidence on its own: the
-     page is marked ``sliver``, and its content fingerprint weighs the whole text as much as
-     the block (see ``fingerprints``).
+     page is marked ``sliver``, and its content fingerprint counts the whole text too, twice
+     the block's weight (see ``fingerprints``).
 
 Cost is bounded and linear in the page: lexbor's tree builder is quadratic in the nesting depth
 of block elements (50,000 unclosed ``<div>`` take minutes), so a page nested deeper than
@@ -82,8 +82,8 @@ def decode_html(body: bytes, content_type: str | None = None) -> str:
 class PageText:
     """What a page shows: its ``content`` (the fingerprinted text) and its ``whole`` visible
     text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text;
-    ``sliver`` when the content block holds little of the page's text (then the whole text
-    weighs as much as it in the content fingerprint)."""
+    ``sliver`` when the content block holds little of the page's text (then the content
+    fingerprint counts the whole text too)."""
 
     content: str
     whole: str
@@ -111,7 +111,7 @@ class Extractor:
     body_edges: bool = True
     # A narrowed block holding less than this share of the page's visible text does not decide
     # alone (a tagline, an intro sentence or a notice taken from a page of links and images):
-    # the page is a ``sliver`` one, whose whole text counts as much as its content.
+    # the page is a ``sliver`` one, whose content fingerprint counts its whole text too.
     min_share: float = 0.2
 
     def texts(self, html: str) -> PageText:
@@ -204,7 +204,8 @@ class Extractor:
         """The elements of ``kids`` at the block's start and end (elements without text passed
         over) that hold text, at most ``edge_share`` of ``weight`` each, and have no sibling of
         the same kind; none when they would hold more than ``most`` (default ``edge_total``)
-        of it or nothing would be left."""
+        of it or nothing would be left. Given each element's text outside links (``free``), the
+        one holding the most of it is an edge only as the first or last element holding text."""
         limit = self.edge_share * weight
 
         def droppable(j: int) -> bool:
