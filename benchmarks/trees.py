@@ -13,7 +13,8 @@ of a generator no tuning tree has (rustdoc) and of a language no tuning tree has
 five more were added at once and measured as they came: mdBook, GTK-Doc, two sites' own
 generators (SQLite, Node.js) and a Chinese DocBook tree. SQLite's showed 20 false drops, which
 were then studied and fixed (extraction v6): it is a tuning tree since. Three more were added
-after v6 and measured once: the Apache manual in French, Vim's help and PostgreSQL's manual.
+after v6 and measured once: the Apache manual in French, Vim's help and PostgreSQL's manual;
+then three more: GHC's base library (Haddock: one false drop, open), Docutils and Erlang's stdlib.
 
 Usage::
 
@@ -102,6 +103,12 @@ TREES = (
     Tree("vim", "vim-doc", "/usr/share/doc/vim/html", "vim2html", "en", "Vim documentation", held_out=True),
     Tree("postgresql", "postgresql-doc-15", "/usr/share/doc/postgresql-doc-15/html", "DocBook XSL", "en",
          "DocBook XSL", held_out=True),
+    Tree("haskell-base", "ghc-doc", "/usr/share/doc/ghc-doc/html/libraries/base-4.15.1.0", "Haddock", "en",
+         "haddock", held_out=True),
+    Tree("docutils", "docutils-doc", "/usr/share/doc/docutils-doc/docs", "Docutils", "en", 'content="Docutils',
+         held_out=True),
+    Tree("erlang-stdlib", "erlang-doc", "/usr/share/doc/erlang-doc/lib/stdlib-4.2/doc/html", "Erlang's own",
+         "en", "Ericsson AB", held_out=True),
 )
 
 
