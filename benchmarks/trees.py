@@ -21,7 +21,7 @@ Usage::
     python benchmarks/trees.py --install      # apt-get install the missing packages (as root), then run
     python benchmarks/trees.py                # the trees installed; under a minute on 2 cores
     python benchmarks/trees.py --trees jsoncpp,octave --worst 10
-    python benchmarks/trees.py --held-out --seeds 1,2,3,4,5   # README's table (about 4 minutes)
+    python benchmarks/trees.py --held-out --seeds 1,2,3,4,5   # README's table (about 5 minutes)
     python benchmarks/trees.py --knob body_edges=0            # an Extractor knob changed
     python benchmarks/trees.py --json > trees.json
 
