@@ -93,6 +93,12 @@ def test_explain_two_files(tmp_path):
     assert "decision: B is kept" in out
     code, _, err = cli("explain", str(a), str(tmp_path / "missing.html"))
     assert code == 2 and "missing.html" in err and err.count("\n") == 1
+    # a page whose content block is a sliver of it says so
+    menu = "<div class='side'>" + " ".join(f"<a href='/p{i}'>chapter {i} of the harbour guide</a>" for i in range(60))
+    c.write_text(f"<html><body>{menu}</div><div class='doc'><p>Lanterns glowed beside the weathered pier while fishermen mended their nets.</p></div></body></html>")
+    code, out, err = cli("explain", str(a), str(c))
+    assert code == 0, err
+    assert out.count("a sliver of the page") == 1 and "decision: B is kept" in out
 
 
 @pytest.mark.parametrize("sub", ["info", "find", "export", "import", "delete", "prune", "reset", "explain"])

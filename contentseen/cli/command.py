@@ -206,8 +206,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if decision.outcome == "skipped":
             print(f"  not judged: {decision.reason}")
             return 0
-        print(f"  fingerprint {page.hex(scheme.bits)}, whole page {page.page:016x}, "
-              f"{page.word_count} content words{' (exact: fewer than the minimum)' if page.exact else ''}")
+        how = (" (exact: fewer than the minimum)" if page.exact else
+               " (a sliver of the page: its whole text counts in the content fingerprint too)" if page.sliver else "")
+        print(f"  fingerprint {page.hex(scheme.bits)}, whole page {page.page:016x}, {page.word_count} content words{how}")
         seen.append((name, page))
     (a_name, a), (b_name, b) = seen
     d, pd = (a.fingerprint ^ b.fingerprint).bit_count(), (a.page ^ b.page).bit_count()
