@@ -230,7 +230,7 @@ _TAGLINE_HEADER = (
     "<div class=nosearch><a href='/'><img src='logo.gif' alt='Site'></a>"
     "<div class='tagline'>Small. Fast. Reliable.<br>Choose any three.</div>"
     "<div class='menu'><ul>" + "".join(f"<li><a href='/{w.lower()}.html'>{w}</a></li>" for w in
-                                     "Home About Documentation Download License Support Purchase Search".split())
+                                     "Home Menu About Documentation Download License Support Purchase Search".split())
     + "</ul></div><div class='menu'><ul>" + "".join(f"<li><a href='/{w.lower()}.html'>{w}</a></li>" for w in
                                                     "About Documentation Download Support Purchase".split())
     + "</ul></div></div>")
