@@ -301,34 +301,28 @@ class PageFingerprinter:
         rows, n = rows[content], n[content]
         return rows, self.weigher(n), int(n.sum())
 
-    def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int],
-                 sequence: Sequence[bytes] = ()) -> tuple[int | None, int]:
-        """(fingerprint, content words) of a page's word counts, and of the pairs of
-        neighbouring words of its ``sequence`` if given (weighed ``words.pair_weight`` times a
-        word); None when it has fewer than ``min_words`` content words."""
+    def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int], sequence: Sequence[bytes] = (),
+                 whole: Mapping[bytes, int] | None = None) -> tuple[int | None, int]:
+        """(fingerprint, content words) of a page's word counts; None when it has fewer than
+        ``min_words`` content words. Beside them, the pairs of neighbouring words of its
+        ``sequence`` if given (weighed ``words.pair_weight`` times a word), or, for a page whose
+        content block is a sliver of it, the words of its ``whole`` text, these weighing
+        ``SLIVER_WHOLE_WEIGHT`` times the block's in all: pages that share only the sliver (a
+        site tagline) differ by their whole text, pages that share only their template (a
+        short text beside a large menu) by the sliver."""
         rows, weights, total = self._weighted(rows_of, counts)
         if total < max(self.scheme.min_words, 1):
             return None, total
-        if len(sequence) > 1 and self._pairs:
+        if whole is not None:
+            w_rows, w_weights, _ = self._weighted(rows_of, whole)
+            if len(w_weights):
+                w_weights = w_weights * (SLIVER_WHOLE_WEIGHT * weights.sum() / w_weights.sum())
+            rows, weights = np.concatenate((rows, w_rows)), np.concatenate((weights, w_weights))
+        elif len(sequence) > 1 and self._pairs:
             p_rows, p_counts = rows_of.pairs(sequence)
             rows = np.concatenate((rows, p_rows))
             weights = np.concatenate((weights, self.words.pair_weight * self.weigher(p_counts)))
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
-
-    def _sliver_simhash(self, counts: Mapping[bytes, int], whole: str) -> tuple[int | None, int]:
-        """(fingerprint, content words) of a page whose content block is a sliver of it: the
-        block's words beside the whole text's words, these weighing ``SLIVER_WHOLE_WEIGHT``
-        times as much in all. Pages that share only the sliver (a site tagline) differ by their
-        whole text; pages that share only their template (a short text beside a large menu)
-        differ by the sliver."""
-        rows, weights, total = self._weighted(self._rows, counts)
-        if total < max(self.scheme.min_words, 1):
-            return None, total
-        w_rows, w_weights, _ = self._weighted(self._rows, self.words.counts(whole, token_counts(whole)))
-        if len(w_weights):
-            w_weights = w_weights * (SLIVER_WHOLE_WEIGHT * weights.sum() / w_weights.sum())
-        return self._rows.fingerprinter.fingerprint_rows(
-            np.concatenate((rows, w_rows)), np.concatenate((weights, w_weights))), total
 
     def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprints:
         """Content fingerprint of a page given as the count of each of its words (bytes,
@@ -347,12 +341,16 @@ class PageFingerprinter:
         content = texts.content
         tokens = token_counts(content)
         words = self.words.counts(content, tokens)
+        whole_tokens = None
         if texts.sliver:
-            fingerprint, n = self._sliver_simhash(words, texts.whole)
+            whole_tokens = token_counts(texts.whole)  # counted once: the whole-page fingerprint's too
+            fingerprint, n = self._simhash(self._rows, words, whole=self.words.counts(texts.whole, whole_tokens))
         else:
             fingerprint, n = self._simhash(self._rows, words, self.words.sequence(content))
         if fingerprint is not None:
-            return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(texts.whole, tokens),
+            if whole_tokens is None:
+                whole_tokens = token_counts(texts.whole)
+            return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
                                     sliver=texts.sliver)
         whole = " ".join(texts.whole.split())
         if not whole:
@@ -361,13 +359,13 @@ class PageFingerprinter:
         bits = self.scheme.bits
         return PageFingerprints(exact >> (128 - bits), n, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
 
-    def _page_fingerprint(self, whole: str, content: Mapping[bytes, int]) -> int:
-        """The whole-page fingerprint: every token of the ``whole`` text, those of the
-        ``content`` counted ``CONTENT_BOOST`` times more. A banner or notice added around a
+    def _page_fingerprint(self, whole: Mapping[bytes, int], content: Mapping[bytes, int]) -> int:
+        """The whole-page fingerprint: every token of the ``whole`` text (its token counts), those
+        of the ``content`` counted ``CONTENT_BOOST`` times more. A banner or notice added around a
         short page's content then moves it less, while a page whose content block is a sliver
         of it (a table of contents narrowed to its site's tagline) is still its whole text."""
         rows_of = self._page_rows
-        rows, weights, _ = self._weighted(rows_of, token_counts(whole))
+        rows, weights, _ = self._weighted(rows_of, whole)
         c_rows, c_weights, _ = self._weighted(rows_of, content)
         return rows_of.fingerprinter.fingerprint_rows(
             np.concatenate((rows, c_rows)), np.concatenate((weights, (CONTENT_BOOST - 1) * c_weights)))
