@@ -173,15 +173,18 @@ class Extractor:
                 return node
             frees = [_chars(k) for k in copies]
             links_are_content = free < self.link_share * total
-            sizes, weight = ([_chars(k) for k in kids], total) if links_are_content else (frees, free)
+            body_rule = self.body_edges and self.edge_share > 0 and not links_are_content and node is body
+            # each kid's text with links, when weighed: the next step's total is the chosen one's
+            totals = [_chars(k) for k in kids] if links_are_content or body_rule else None
+            sizes, weight = (totals, total) if links_are_content else (frees, free)
             if weight == 0:
                 return node
             candidates, rest = sizes, weight
-            if self.body_edges and self.edge_share > 0 and not links_are_content and node is body:
+            if body_rule:
                 # The body's small edge elements are never its content, even when they hold
                 # most of the text outside links (a notice beside a list of links), unless
                 # nothing else holds such text (a short page beside an unmarked menu).
-                edges = self._edges(kids, [_chars(k) for k in kids], total, 1.0, frees)
+                edges = self._edges(kids, totals, total, 1.0, frees)
                 if weight > sum(sizes[j] for j in edges):
                     candidates = list(sizes)
                     for j in edges:
@@ -192,7 +195,7 @@ class Extractor:
                     j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
                 break
             node, copy = kids[i], copies[i]
-            free, total = frees[i], sizes[i] if links_are_content else _chars(node)
+            free, total = frees[i], totals[i] if totals is not None else _chars(node)
         else:
             return node
         if self.edge_share > 0:
