@@ -4,8 +4,9 @@
    check-and-add against a store already holding 100,000 fingerprints -- pages/s, beside two
    references measured in the same run: the bare lexbor parse (the floor: no extraction can be
    cheaper than parsing the page), the parse and the body's text (what issue 10's target is
-   measured against) and parsel's ``//body//text()`` (what a spider does with a page anyway). Corpora: pydoc's pages of the standard library (on every machine) and, when
-   installed (``apt-get install python3-doc``), the Python documentation's Sphinx pages.
+   measured against) and parsel's ``//body//text()`` (what a spider does with a page anyway).
+   Corpora: pydoc's pages of the standard library (on every machine) and, when installed
+   (``apt-get install python3-doc``), the Python documentation's Sphinx pages.
 2. The same, by page size: where the parse alone is already slower than a target rate.
 3. A real local crawl of the pydoc pages (``scrapy crawl site``, served on 127.0.0.1), with the
    middleware on and off: wall time and the middleware's share.
