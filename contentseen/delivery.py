@@ -228,11 +228,11 @@ class Deliveries:
 # ---------------------------------------------------------------- in the store's thread
 
 
-def journaled_check(store: FingerprintStore, journal: Journal, key: int, pending: Pending) -> Match | None:
-    """In the store's thread: the page goes into the journal, then to ``check_and_add`` (a kill
-    between the two leaves a line whose discard finds nothing)."""
+def journaled_check(check: Callable[[], Match | None], journal: Journal, key: int, pending: Pending) -> Match | None:
+    """In the store's thread: the page goes into the journal, then to ``check`` (the store's
+    ``check_and_add`` for it; a kill between the two leaves a line whose discard finds nothing)."""
     journal.begin(key, pending)
-    return store.check_and_add(pending.fingerprint, pending.url, page=pending.page)
+    return check()
 
 
 def discard_all(store: FingerprintStore, pending: list[Pending]) -> int:

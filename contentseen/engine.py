@@ -9,8 +9,9 @@ such, for the caller's policy (``CONTENTSEEN_ON_STORE_ERROR``).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 from .fingerprints import PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, StoreError
@@ -50,6 +51,15 @@ class Engine:
         self.pages = pages
         self.store = store
         self.revisits = revisits
+        # A third-party store written before per-page page distances applies its own to all.
+        self._page_limits = store is not None and _takes_page_distance(store.check_and_add)
+
+    def check(self, url: str, page: PageFingerprints) -> Match | None:
+        """The store's ``check_and_add`` for a fingerprinted page, with the page's own page
+        distance (``Scheme.page_limit``) when it is below the store's; in the caller's thread."""
+        limit = self.pages.scheme.page_limit(page)
+        extra = {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
+        return self.store.check_and_add(page.fingerprint, url, page=page.page, **extra)
 
     def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None) -> PageFingerprints:
         """Fingerprints of a page of media type ``ctype``. The body is decoded by what it
@@ -93,7 +103,14 @@ class Engine:
             return decision
         page = decision.page
         try:
-            match = self.store.check_and_add(page.fingerprint, url, page=page.page)
+            match = self.check(url, page)
         except StoreError as exc:
             return Decision("store_error", page, reason=str(exc))
         return self.judge(url, page, match)
+
+
+def _takes_page_distance(method: Callable) -> bool:
+    try:
+        return "page_distance" in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False

@@ -9,7 +9,8 @@ the one the stores index and ``CONTENTSEEN_DISTANCE`` applies to) and the *whole
 fingerprint (a 64-bit SimHash of all its visible text, menus included). A page is a duplicate
 only when both agree (``same_page``): content extraction picks a block by markup, and on a
 markup it misreads (a table of contents narrowed to its site's tagline) unrelated pages got the
-same content fingerprint; their whole texts still differ. A page with fewer than ``min_words``
+same content fingerprint; their whole texts still differ. A page whose content is under half its
+visible text needs its whole page closer (``Scheme.page_limit``). A page with fewer than ``min_words``
 content words is fingerprinted *exactly*: both fingerprints are a hash of its whole text
 (whitespace collapsed), so only copies of that text match it (soft-404s, empty baskets, login
 walls), never another near-empty page.
@@ -58,6 +59,14 @@ PAGE_FEATURES = 65536
 PAGE_DISTANCE = 10
 # How many times a content word counts in the whole-page fingerprint (see _page_fingerprint).
 CONTENT_BOOST = 2
+# A page whose content holds less than this share of its visible text is dropped only when its
+# whole page is within MINOR_PAGE_RATIO of the page distance (8 of 10): its content fingerprint
+# vouches for less than half of what a reader sees, so the rest must agree more closely. Found on
+# GHC's base library (Haddock): modules of one maintainer share an info table taken as their
+# content (34% and 45% of their text), with whole pages 10 apart (README, "Detection quality").
+# Only the page checked is known (the stores keep no share): 0.5, not 0.4, catches both orders.
+MINOR_SHARE = 0.5
+MINOR_PAGE_RATIO = 0.8
 # How a word's count on a page becomes its weight: raw count, 1 + ln(count), or 1; "auto" is
 # "tf" with a corpus vocabulary (the course's scheme, as contentseen-report computes it), else "log".
 WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
@@ -107,6 +116,14 @@ class Scheme:
         if not 0 <= self.page_distance <= PAGE_BITS:
             raise ContentSeenError(f"CONTENTSEEN_PAGE_DISTANCE: {self.page_distance} is out of range 0..{PAGE_BITS}")
 
+    def page_limit(self, page: PageFingerprints) -> int:
+        """The largest whole-page distance at which ``page`` is dropped as a copy:
+        ``page_distance``, or ``MINOR_PAGE_RATIO`` of it when its content holds less than
+        ``MINOR_SHARE`` of its visible text (64, content alone deciding, stays 64)."""
+        if page.share < MINOR_SHARE and self.page_distance < PAGE_BITS:
+            return int(self.page_distance * MINOR_PAGE_RATIO)
+        return self.page_distance
+
     @property
     def word_weighting(self) -> str:
         """The name of the weighting in force: ``weighting`` with ``auto`` resolved."""
@@ -153,7 +170,8 @@ class Scheme:
 class PageFingerprints:
     """A page's fingerprints (None: no visible text), with what they were made from: content
     words, characters of content text, whether they are exact hashes (a short page), and whether
-    the content block was a sliver of the page (its whole text counted in the content)."""
+    the content block was a sliver of the page (its whole text counted in the content), and the
+    content's share of the page's visible text."""
 
     fingerprint: int | None
     word_count: int
@@ -161,6 +179,7 @@ class PageFingerprints:
     page: int | None = None
     exact: bool = False
     sliver: bool = False
+    share: float = 1.0
 
     def hex(self, bits: int) -> str | None:
         """The content fingerprint as fixed-width hex, or None."""
@@ -168,14 +187,15 @@ class PageFingerprints:
 
 
 def same_page(a: PageFingerprints, b: PageFingerprints, scheme: "Scheme") -> bool:
-    """The drop rule, as the stores apply it: content fingerprints within ``distance`` and
-    whole-page fingerprints within ``page_distance`` (the stores find the candidates by the
-    content fingerprint and check the page fingerprint of each)."""
+    """Whether ``b``, checked after ``a`` was stored, is dropped as its copy, as the stores
+    decide it: content fingerprints within ``distance`` and whole-page fingerprints within
+    ``scheme.page_limit(b)`` (the stores find the candidates by the content fingerprint and check
+    the page fingerprint of each)."""
     if a.fingerprint is None or b.fingerprint is None:
         return False
     if (a.fingerprint ^ b.fingerprint).bit_count() > scheme.distance:
         return False
-    return a.page is None or b.page is None or (a.page ^ b.page).bit_count() <= scheme.page_distance
+    return a.page is None or b.page is None or (a.page ^ b.page).bit_count() <= scheme.page_limit(b)
 
 
 # 1 + ln(count) for the counts a page's words mostly have, computed once with math.log (the
@@ -351,7 +371,7 @@ class PageFingerprinter:
             if whole_tokens is None:
                 whole_tokens = token_counts(texts.whole)
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
-                                    sliver=texts.sliver)
+                                    sliver=texts.sliver, share=texts.share)
         whole = " ".join(texts.whole.split())
         if not whole:
             return PageFingerprints(None, 0, 0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable
 
 from scrapy import signals
@@ -238,11 +239,12 @@ class ContentSeenMiddleware:
         key = None
         try:
             if self.deliveries is None:
-                match = await self.worker.call(self.engine.store.check_and_add, page.fingerprint, url, page=page.page)
+                match = await self.worker.call(self.engine.check, url, page)
             else:
                 key = self.deliveries.new_key()
                 pending = Pending(page.fingerprint, page.page, url, time.time())
-                match = await self.worker.call(journaled_check, self.engine.store, self.journal, key, pending)
+                match = await self.worker.call(journaled_check, partial(self.engine.check, url, page), self.journal, key,
+                                               pending)
         except StoreSkipped as exc:  # not called: nothing journaled, nothing stored
             return Decision("store_error", page, reason=str(exc), skipped=True), None
         except StoreError as exc:  # stored or not: in flight as if kept, discarded unless delivered

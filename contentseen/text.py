@@ -83,12 +83,14 @@ class PageText:
     """What a page shows: its ``content`` (the fingerprinted text) and its ``whole`` visible
     text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text;
     ``sliver`` when the content block holds little of the page's text (then the content
-    fingerprint counts the whole text too)."""
+    fingerprint counts the whole text too); ``share``: the content's non-blank characters over
+    the whole text's."""
 
     content: str
     whole: str
     flat: bool = False
     sliver: bool = False
+    share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -150,13 +152,15 @@ class Extractor:
                     boilerplate.append(node)
         if mains:
             main = mains[0] if len(mains) == 1 else max(mains, key=lambda n: len(n.text(separator=" ")))
-            return PageText(main.text(separator=" "), whole)
+            content = main.text(separator=" ")
+            return PageText(content, whole, share=_share(content, whole))
         for node in boilerplate:
             node.decompose()
         if self.narrow:
             root = self._content_block(tree, root)
         content = root.text(separator=" ")
-        return PageText(content, whole, sliver=_nonblank(content) < self.min_share * _nonblank(whole))
+        share = _share(content, whole)
+        return PageText(content, whole, sliver=share < self.min_share, share=share)
 
     def _content_block(self, tree: LexborHTMLParser, body):
         """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's
@@ -262,6 +266,12 @@ def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
 def _chars(node) -> int:
     """Non-blank characters of a node's text (so reformatting whitespace changes nothing)."""
     return _nonblank(node.text(separator=""))
+
+
+def _share(content: str, whole: str) -> float:
+    """The content's non-blank characters over the whole text's (1 when it has none)."""
+    total = _nonblank(whole)
+    return _nonblank(content) / total if total else 1.0
 
 
 def _nonblank(text: str) -> int:

@@ -157,6 +157,11 @@ def check_page_rules(store: FingerprintStore) -> None:
     # near on both: the closest whose page agrees
     m = store.check_and_add(a ^ 0b110, "http://c", pa ^ 0b1111)
     assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://a", a, 2, 4)
+    # a smaller page distance for one page (Scheme.page_limit) applies; a larger one does not
+    assert store.lookup(a ^ 0b110, pa ^ 0b1111, page_distance=3) is None
+    assert store.lookup(a, pa ^ 0b11111, page_distance=9) is None
+    m = store.lookup(a ^ 0b110, pa ^ 0b1111, page_distance=4)
+    assert (m.url, m.distance, m.page_distance) == ("http://a", 2, 4)
     # the closer one's page disagrees: the farther one whose page agrees, either way round
     m = store.lookup(a ^ 1, pa ^ 1)
     assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://a", a, 1, 1)
@@ -178,6 +183,9 @@ def check_page_rules(store: FingerprintStore) -> None:
     m = store.check_and_add(b ^ 0b101, "http://e", 0x1234_5678_9ABC_DEF0)
     assert (m.url, m.fingerprint, m.distance, m.page_distance) == ("http://d", b, 2, None)
     assert len(store) == 4
+    # a page near a stored one, but not within its own smaller page distance, is stored
+    assert store.check_and_add(a ^ 0b110, "http://g", pa ^ 0b1111, page_distance=3) is None
+    assert len(store) == 5 and store.lookup(a ^ 0b110, pa ^ 0b1111).url == "http://g"
 
 
 def near_groups(bits: int, k: int, n_groups: int, seed: int) -> list[list[int]]:

@@ -212,15 +212,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
         seen.append((name, page))
     (a_name, a), (b_name, b) = seen
     d, pd = (a.fingerprint ^ b.fingerprint).bit_count(), (a.page ^ b.page).bit_count()
+    limit = scheme.page_limit(b)
+    minor = f", B's content being {b.share:.0%} of its text" if limit < scheme.page_distance else ""
     print(f"content distance {d} (drop at <= {scheme.distance}), whole-page distance {pd} "
-          f"(drop at <= {scheme.page_distance})")
+          f"(drop at <= {limit}{minor})")
     if same_page(a, b, scheme):
         print(f"decision: B is dropped as a near-duplicate of A: content within {scheme.distance} and whole page "
-              f"within {scheme.page_distance}")
+              f"within {limit}")
     elif d > scheme.distance:
         print(f"decision: B is kept: its content differs ({d} > {scheme.distance})")
     else:
-        print(f"decision: B is kept: content near ({d}) but the whole pages differ ({pd} > {scheme.page_distance})")
+        print(f"decision: B is kept: content near ({d}) but the whole pages differ ({pd} > {limit})")
     return 0
 
 

@@ -57,6 +57,7 @@ class PairResult:
     dropped: bool  # both fingerprints agree (fingerprints.same_page)
     page_a: int | None = None  # page A's whole-page fingerprint
     page_distance: int | None = None  # of the whole-page fingerprints
+    page_limit_a: int | None = None  # page A's own page distance, when it is checked (Scheme.page_limit)
 
 
 @dataclass
@@ -237,7 +238,7 @@ def evaluate(
             dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
             page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
             results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
-                                      same_page(a, b, scheme), a.page, page_dist))
+                                      same_page(a, b, scheme), a.page, page_dist, scheme.page_limit(a)))
         if progress and (n % 50 == 0 or n == total):
             progress(n, total)
     if not results:
@@ -279,7 +280,7 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
     was dropped against is below ``low_jaccard``."""
     from ..stores.memory import MemoryStore
 
-    fps = sorted((r.key, r.fp_a, r.page_a) for r in results if r.fp_a is not None)
+    fps = sorted((r.key, r.fp_a, r.page_a, r.page_limit_a) for r in results if r.fp_a is not None)
     info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": []}
     store = MemoryStore("memory://", {}, scheme.bits, scheme.distance, page_distance=scheme.page_distance)
     refs = {p.key: p.a for p in pairset.pairs}
@@ -292,8 +293,8 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
             cache[key] = _shingles_of(refs[key])
         return cache[key]
 
-    for key, fp, page in fps:
-        match = store.check_and_add(fp, key, page)
+    for key, fp, page, limit in fps:
+        match = store.check_and_add(fp, key, page, page_distance=limit)
         if match is None:
             continue
         info["dropped"] += 1

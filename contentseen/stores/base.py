@@ -69,14 +69,16 @@ class FingerprintStore(abc.ABC):
         return {}
 
     @abc.abstractmethod
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
+                      page_distance: int | None = None) -> Match | None:
         """Atomically: return the closest stored match (content within the distance, page
         fingerprints within the page distance or either missing; ties: the one stored first),
         else store the fingerprints with ``url`` and return None. Two processes adding the same
-        content at once keep exactly one copy."""
+        content at once keep exactly one copy. ``page_distance``: a smaller page distance for
+        this page (``Scheme.page_limit``; never a larger one than the store's)."""
 
     @abc.abstractmethod
-    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
+    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         """The closest stored match, as ``check_and_add`` finds it, without adding."""
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
@@ -240,6 +242,15 @@ def page_argument(page: int | None, page_distance: int | None) -> int | None:
     if not 0 <= page < 1 << PAGE_BITS:
         raise ContentSeenError(f"page fingerprint {page:#x} does not fit in {PAGE_BITS} bits")
     return page
+
+
+def page_limit(store_limit: int | None, asked: int | None) -> int | None:
+    """The page distance a check applies: the store's, or the smaller one asked for this page."""
+    if store_limit is None or asked is None:
+        return store_limit
+    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 0:
+        raise ContentSeenError(f"page distance {asked!r} must be a whole number, at least 0")
+    return min(store_limit, asked)
 
 
 def check_identity(url: str, saved: Mapping[str, str], wanted: Mapping[str, str]) -> None:

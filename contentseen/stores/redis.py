@@ -34,7 +34,7 @@ from ..errors import ContentSeenError, one_line
 from ..simhash import from_int
 from .base import (
     Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
-    page_argument, recorded_expected, saved_scheme,
+    page_argument, page_limit, recorded_expected, saved_scheme,
 )
 from .registry import display_url
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
@@ -215,20 +215,21 @@ class RedisBackedStore(FingerprintStore):
         return self.layout.entry(fingerprint, page_argument(page, self.page_distance))
 
     @abc.abstractmethod
-    def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
-        """check_and_add ("add") or lookup ("lookup")."""
+    def _check(self, mode: str, fingerprint: int, url: str, page: int | None, limit: int | None) -> Match | None:
+        """check_and_add ("add") or lookup ("lookup"), page fingerprints within ``limit``."""
 
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
+                      page_distance: int | None = None) -> Match | None:
         self._check_scheme()
-        match = self._check("add", fingerprint, url, page)
+        match = self._check("add", fingerprint, url, page, page_limit(self.page_distance, page_distance))
         if match is None and self.expire is not None:
             self._adds += 1
             if self._adds % SWEEP_EVERY == 0:
                 self.prune(self.cutoff(), SWEEP_KEYS)
         return match
 
-    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
-        return self._check("lookup", fingerprint, "", page)
+    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
+        return self._check("lookup", fingerprint, "", page, page_limit(self.page_distance, page_distance))
 
     def _match(self, fp_bytes: bytes, distance: int, url: bytes, page_distance: int) -> Match:
         return Match(url=url.decode("utf-8", "surrogateescape"), fingerprint=int.from_bytes(fp_bytes, "big"),
@@ -419,14 +420,14 @@ class RedisStore(RedisBackedStore):
     def _nodes(self) -> list[Node]:
         return [self._node]
 
-    def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
+    def _check(self, mode: str, fingerprint: int, url: str, page: int | None, limit: int | None) -> Match | None:
         layout = self.layout
         entry = self._entry(fingerprint, page)
         record = layout.record(url, time.time())
         buckets = layout.buckets(fingerprint)
         keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
                                                  layout.counter_key(layout.tag0(fingerprint))]
-        args = layout.head(mode, self.distance, self.page_distance, entry, record, self.cutoff())
+        args = layout.head(mode, self.distance, limit, entry, record, self.cutoff())
         command = ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))
         reply = self._batch([(keys[0], command)], "check-and-add" if mode == "add" else "lookup")[0]
         if not reply:

@@ -77,7 +77,7 @@ class RedisClusterStore(RedisBackedStore):
     def _nodes(self) -> list:
         return self._router.nodes()
 
-    def _check(self, mode: str, fingerprint: int, url: str, page: int | None) -> Match | None:
+    def _check(self, mode: str, fingerprint: int, url: str, page: int | None, limit: int | None) -> Match | None:
         layout = self.layout
         entry = self._entry(fingerprint, page)
         record = layout.record(url, time.time())
@@ -89,7 +89,7 @@ class RedisClusterStore(RedisBackedStore):
         for bucket in replies:
             for i in range(0, len(bucket or b""), width):
                 m = bucket[i : i + width]
-                if m not in found and (near := layout.near(entry, m, self.distance, self.page_distance)):
+                if m not in found and (near := layout.near(entry, m, self.distance, limit)):
                     found[m] = [*near, None]
         cutoff = self.cutoff()
         cutoff_bytes = b"" if cutoff is None else struct.pack(">d", cutoff)

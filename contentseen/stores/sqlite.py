@@ -28,7 +28,7 @@ from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..simhash import from_int, n_words
 from .base import (
     Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
-    page_argument, saved_scheme,
+    page_argument, page_limit, saved_scheme,
 )
 
 _BUSY_TIMEOUT_S = 60.0
@@ -191,9 +191,10 @@ class SQLiteStore(FingerprintStore):
                 db.execute("ROLLBACK")
             raise
 
-    def _closest(self, fingerprint: int, page: int | None, skip: frozenset[int] = frozenset()) -> _Best | None:
-        """The closest stored entry that matches, as ``check_and_add`` defines it, of those
-        whose id is not in ``skip``."""
+    def _closest(self, fingerprint: int, page: int | None, limit: int | None,
+                 skip: frozenset[int] = frozenset()) -> _Best | None:
+        """The closest stored entry that matches, as ``check_and_add`` defines it (page
+        fingerprints within ``limit``), of those whose id is not in ``skip``."""
         keys = self.plan.int_keys(fingerprint)
         page_list, pageless = "", None
         if page is None:
@@ -203,7 +204,7 @@ class SQLiteStore(FingerprintStore):
         if id_list is None:  # no candidate at all
             return None
         if id_list.count(",") < _FEW_CANDIDATES:
-            return self._closest_of_few(fingerprint, page, id_list, word_lists, page_list, pageless, skip)
+            return self._closest_of_few(fingerprint, page, limit, id_list, word_lists, page_list, pageless, skip)
         words = np.stack(
             [np.fromstring(text, dtype=np.int64, sep=",") for text in word_lists], axis=1
         ).view(np.uint64)
@@ -220,7 +221,7 @@ class SQLiteStore(FingerprintStore):
             page_dist = np.bitwise_count(pages ^ np.uint64(page)).astype(np.int64)
             if pageless is not None:
                 page_dist[np.isin(ids[near], np.fromstring(pageless, dtype=np.int64, sep=","))] = -1
-            agree = page_dist <= self.page_distance
+            agree = page_dist <= limit
             near, page_dist = near[agree], page_dist[agree]
             if not len(near):
                 return None
@@ -232,7 +233,7 @@ class SQLiteStore(FingerprintStore):
         pd = int(page_dist[first])
         return int(dist[best]), int(ids[best]), value, pd if pd >= 0 else None
 
-    def _closest_of_few(self, fingerprint: int, page: int | None, id_list: str, word_lists: list[str],
+    def _closest_of_few(self, fingerprint: int, page: int | None, limit: int | None, id_list: str, word_lists: list[str],
                         page_list: str, pageless: str | None, skip: frozenset[int]) -> _Best | None:
         """``_closest`` for a few candidates, in Python ints: numpy's fixed cost per call is
         most of a lookup's time while a store is small."""
@@ -254,35 +255,38 @@ class SQLiteStore(FingerprintStore):
             if i in no_page:
                 return d, i, v, None
             pd = ((int(pages[n]) & _WORD) ^ page).bit_count()
-            if pd <= self.page_distance:
+            if pd <= limit:
                 return d, i, v, pd
         return None
 
-    def _live_match(self, fingerprint: int, page: int | None) -> tuple[Match | None, frozenset[int]]:
+    def _live_match(self, fingerprint: int, page: int | None, limit: int | None) -> tuple[Match | None, frozenset[int]]:
         """The closest match that has not expired, and the ids of the expired ones closer
         than it (re-queried without them: an expired match is rare)."""
         cutoff, expired = self.cutoff(), frozenset()
-        while (best := self._closest(fingerprint, page, expired)) is not None:
+        while (best := self._closest(fingerprint, page, limit, expired)) is not None:
             url, seen = self._db.execute("SELECT url, seen FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
             if cutoff is None or seen >= cutoff:
                 return Match(url=url, fingerprint=best[2], distance=best[0], page_distance=best[3]), expired
             expired |= {best[1]}
         return None, expired
 
-    def lookup(self, fingerprint: int, page: int | None = None) -> Match | None:
+    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
+        limit = page_limit(self.page_distance, page_distance)
         try:
-            return self._live_match(fingerprint, page)[0]
+            return self._live_match(fingerprint, page, limit)[0]
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: lookup failed ({exc})") from None
 
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None) -> Match | None:
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
+                      page_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
+        limit = page_limit(self.page_distance, page_distance)
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                match, expired = self._live_match(fingerprint, page)
+                match, expired = self._live_match(fingerprint, page, limit)
                 if expired:
                     db.executemany("DELETE FROM fingerprints WHERE id = ?", [(i,) for i in expired])
                     self._count(-len(expired))
