@@ -392,3 +392,56 @@ def test_the_engine_asks_the_store_with_a_minor_content_pages_own_page_distance(
         outcomes[cls.__name__] = [engine.decide(f"http://h/{i}", 200, "text/html", body).outcome
                                   for i, body in enumerate((a, b, a))]
     assert outcomes == {"MemoryStore": ["kept", "kept", "dropped"], "OldStore": ["kept", "dropped", "dropped"]}
+
+
+_GIMP_NOTE = ("Neben den an dieser Stelle vorgestellten Befehlen können sich weitere Einträge im Menü befinden. "
+        "Diese gehören nicht zum Standardumfang von <acronym class='acronym'>GIMP</acronym>, sondern sind "
+        "Programmerweiterungen (Plugins). Eine Beschreibung der Funktionalität entnehmen Sie bitte der "
+        "Dokumentation der jeweiligen Erweiterung.")
+
+def _gimp_menu_page(number: int, title: str, section: str, caption: str, intro: str | None,
+                    prev: tuple[str, str], next_: tuple[str, str]) -> str:
+    """A menu page of GIMP's German help (DocBook XSL, GIMP's stylesheet): navigation, chapter
+    and section headings, the menu's screenshot, an optional sentence, the note every menu
+    page carries, the navigation footer."""
+    heading = f"{number}. {title}"
+    return (
+        "<!DOCTYPE html PUBLIC '-//W3C//DTD XHTML 1.0 Transitional//EN' "
+        "'http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd'>"
+        f"<html><head><title>{heading}</title></head><body><div class='navheader'>"
+        f"<table summary='Navigation header'><tr><th colspan='3'>{heading}</th></tr><tr><td>"
+        f"<a accesskey='p' href='{prev[0]}'><img src='images/prev.png' alt='Zurück'></a></td>"
+        f"<th>Kapitel 16. Menüs</th><td><a accesskey='n' href='{next_[0]}'><img src='images/next.png' "
+        "alt='Weiter'></a></td></tr></table><hr></div>"
+        f"<div class='sect1'><div class='titlepage'><div><div><h2 class='title'>{heading}</h2></div></div></div>"
+        f"<div class='sect2'><div class='titlepage'><div><div><h3 class='title'>{number}.1. {section}</h3>"
+        f"</div></div></div><div class='figure'><p class='title'><strong>{caption}</strong></p>"
+        f"<div class='figure-contents'><div class='mediaobject'><img src='images/menus/{number}.png' "
+        f"alt='{caption}'></div></div></div><br class='figure-break'>{f'<p>{intro}</p>' if intro else ''}"
+        "<div class='note'><table border='0' summary='Note'><tr><td rowspan='2'><img alt='[Anmerkung]' "
+        f"src='images/note.png'></td><th>Anmerkung</th></tr><tr><td><p>{_GIMP_NOTE}</p></td></tr></table></div>"
+        "</div></div><div class='navfooter'><hr><table summary='Navigation footer'><tr><td>"
+        f"<a accesskey='p' href='{prev[0]}'>{prev[1]}</a></td><td><a accesskey='h' href='index.html'>"
+        f"<img src='images/home.png' alt='Zum Anfang'></a></td><td><a accesskey='n' href='{next_[0]}'>{next_[1]}"
+        "</a></td></tr></table><a href='https://gitlab.gnome.org/GNOME/gimp/issues' class='reportbug'>"
+        "Report a bug in GIMP</a></div></body></html>")
+
+
+@pytest.mark.xfail(strict=True, reason="found on a held-out tree (GIMP's German help) after the page-limit rule: the "
+                   "narrowing takes the note every menu page carries (63% of the section's text outside links; at a "
+                   "dominant share of 0.8 the edge rule still leaves the note alone); not fixed")
+def test_gimp_menu_pages_sharing_a_note_are_not_dropped_as_copies():
+    from contentseen.evaluate.truth import html_shingles, jaccard
+    from contentseen.fingerprints import Scheme, same_page
+
+    a = _gimp_menu_page(2, "Das Menü »Datei« im Bildfenster", "Wirkungsweise", "Abbildung 16.3. Das Menü »Datei«",
+                        None, ("menus.html", "Kapitel 16. Menüs"), ("gimp-file-new.html", "2.2. Neu …"))
+    b = _gimp_menu_page(3, "Das Menü »Bearbeiten«", "Einführung in das Menü »Bearbeiten«",
+                        "Abbildung 16.16. Inhalt des »Bearbeiten«-Menüs", "In diesem Abschnitt werden Ihnen die "
+                        "Befehle erklärt, welche Sie im Menü <span class='guimenu'>Bearbeiten</span> finden.",
+                        ("gimp-file-quit.html", "2.21. Beenden"), ("gimp-edit-undo.html", "3.2. Rückgängig"))
+    assert jaccard(html_shingles(a), html_shingles(b)) < 0.5
+    scheme = Scheme()
+    pf = scheme.build()
+    fa, fb = pf.of_html(a), pf.of_html(b)
+    assert not same_page(fa, fb, scheme) and not same_page(fb, fa, scheme)
