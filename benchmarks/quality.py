@@ -138,6 +138,8 @@ def variants(default: Scheme) -> list[tuple[str, Scheme]]:
         ("no dropping of edge elements", ext(edge_share=0)),
         ("the body's edge elements may be its content block", ext(body_edges=False)),
         ("a sliver block decides alone (v5)", ext(min_share=0)),
+        ("a heading before a child does not stop the narrowing (v6)", ext(titled_sections=False)),
+        ("a child named footer or copyright may be the content (v6)", ext(closing_names=False)),
         ("edge elements up to 0.1 each", ext(edge_share=0.1)),
         ("edge elements up to 1/2 each", ext(edge_share=0.5)),
         ("dominant block share 2/3", ext(dominant_share=2 / 3)),

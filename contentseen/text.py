@@ -6,14 +6,20 @@ reader sees, menus included); the content text depends on the mode:
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
   page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v6):
+  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v7):
 
   1. from the body down, while one child element holds more than half of the text
      (``dominant_share``), step into it -- a page template's content ``<div>``, without the
      bars, banners and notices beside it -- unless a sibling of the same kind (same tag, same
      attributes) holds text too: then the child is one section of a document among others
      (``<table class="section">``, ``<div class="sect1">``, ``<p>``) and the document is kept
-     whole. Text is weighed without link text, so a menu is never the content. A page whose
+     whole; nor, below the body, into a child after a sibling holding a heading
+     (``titled_sections``): the block is
+     one titled section (a heading, then a figure, a sentence and a note), and a part of it,
+     the same note on every such page, is no page's content; nor into a child whose class or
+     id names it a footer or a copyright notice (``closing_names``): on a short page of links
+     the copyright notice holds most of the text outside links. Text is weighed without link
+     text, so a menu is never the content. A page whose
      content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
      little other text it has, a tagline or a notice, which may be the same on unrelated pages:
      the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``).
@@ -115,6 +121,10 @@ class Extractor:
     # alone (a tagline, an intro sentence or a notice taken from a page of links and images):
     # the page is a ``sliver`` one, whose content fingerprint counts its whole text too.
     min_share: float = 0.2
+    # Below the body, never step into a child after a sibling holding a heading (v7).
+    titled_sections: bool = True
+    # Never step into a child whose class or id names it a footer or a copyright notice (v7).
+    closing_names: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -194,9 +204,22 @@ class Extractor:
                     for j in edges:
                         rest -= candidates[j]
                         candidates[j] = 0
+            if self.closing_names:
+                # A child named as the page's closing matter (class or id "footer", "copyright")
+                # is never its content, even where it holds most of the text outside links (a
+                # copyright notice beside a short page of links): the others are weighed alone.
+                closing = [j for j, k in enumerate(kids) if candidates[j] and _named_closing(k)]
+                if closing and weight > sum(candidates[j] for j in closing):
+                    candidates = list(candidates)
+                    for j in closing:
+                        rest -= candidates[j]
+                        candidates[j] = 0
             i = max(range(len(kids)), key=candidates.__getitem__)
             if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and any(
                     j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
+                break
+            if self.titled_sections and node is not body and any(
+                    sizes[j] and _has_heading(kids[j]) for j in range(i)):
                 break
             node, copy = kids[i], copies[i]
             free, total = frees[i], totals[i] if totals is not None else _chars(node)
@@ -282,6 +305,21 @@ def _elements(node) -> list:
     """Element children other than links (so a tree and its link-free copy line up); at most
     ``MAX_KIDS + 1`` of them."""
     return list(islice((c for c in node.iter() if c.tag != "a"), MAX_KIDS + 1))
+
+
+def _named_closing(node) -> bool:
+    """Whether ``node``'s class or id names it a footer or a copyright notice."""
+    attrs = node.attributes
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+    return "footer" in names or "copyright" in names
+
+
+def _has_heading(node) -> bool:
+    """Whether ``node`` is or holds a heading element."""
+    return node.tag in _HEADINGS or node.css_first("h1, h2, h3, h4, h5, h6") is not None
+
+
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
 def _same_kind(a, b) -> bool:

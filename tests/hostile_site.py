@@ -555,6 +555,24 @@ def downloads_body() -> str:
             + link_list(items, "downloads"))
 
 
+SCREENSHOTS = [(f"#{slug(t)}", t) for t in (
+    "Library view on a wide desktop", "Library view on a tablet", "Reader in the dark theme", "Reader in the light theme",
+    "Search results with filters", "Import dialog with progress", "Settings: storage and backups",
+    "Settings: accounts and sharing", "Phone: the library", "Phone: reading a chapter", "Phone: downloads",
+    "Annotations side panel", "Statistics of reading time", "Keyboard shortcuts overlay", "The command palette",
+    "Two books side by side", "Export to an e-reader", "Sync status after a conflict", "Plugin manager",
+    "First start: choosing a folder")]
+
+
+SLIVER_PAGE = "/screenshots.html"
+
+
+def screenshots_body() -> str:
+    # No heading: the one sentence is the page's only text outside links, a sliver of its text.
+    return ("  <p>Screenshots of Larchwood on desktops, tablets and phones, in the light and dark themes.</p>\n"
+            + link_list(SCREENSHOTS, "gallery"))
+
+
 def support_body() -> str:
     return ("  <h1>Getting help</h1>\n  <p>Volunteers answer questions in these places, usually within a day.</p>\n"
             + link_list(SUPPORT, "support"))
@@ -792,6 +810,7 @@ TITLES = {
     "/releases/": "Releases", "/releases/dates.html": "Release dates", "/releases/builds.html": "Nightly builds",
     "/blog/archive.html": "Blog archive", "/blog/tags.html": "Blog tags", "/community/projects.html": "Community projects",
     "/downloads.html": "Download", "/support.html": "Getting help", "/sitemap.html": "Sitemap",
+    "/screenshots.html": "Screenshots",
 }
 
 LEGACY = ("/guide/install.html", "/guide/configure.html", "/guide/upgrade.html", "/guide/install-logs.html")
@@ -837,7 +856,7 @@ def _index(paths: list[str], mirror: bool) -> str:
     sections = {
         "Guides": [p for p in paths if p.startswith("/guide/")],
         "Reference": [p for p in paths if p in LINK_PAGES or p in DATES],
-        "Download and help": [p for p in paths if p in NEAR],
+        "Download and help": [p for p in paths if p in NEAR or p == SLIVER_PAGE],
         "Community news": [p for p in paths if p in SCRIPTS or p in NO_ASCII],
         "Shop, account and other pages": [p for p in paths if p in SHORT or p in EMPTY or p in ODD or p == DEEP_PATH],
         "Old wiki and forum links (moved)": [p for p in paths if p in SOFT_404],
@@ -895,6 +914,7 @@ def build_site(mirror: bool = False, deep: bool = False) -> Site:
 
     site["/downloads.html"] = _page(docs_page("Download", downloads_body(), notice=MIRROR_NOTICE if mirror else None))
     site["/support.html"] = _page(docs_page("Getting help", support_body(), footer_line=MIRROR_FOOTER if mirror else None))
+    site[SLIVER_PAGE] = _page(docs_page("Screenshots", screenshots_body()))
 
     for path, (lang, title, paras, dateline) in NEWS.items():
         if mirror and path in NEWS_B:
