@@ -243,8 +243,8 @@ class ContentSeenMiddleware:
             else:
                 key = self.deliveries.new_key()
                 pending = Pending(page.fingerprint, page.page, url, time.time())
-                match = await self.worker.call(journaled_check, partial(self.engine.check, url, page), self.journal, key,
-                                               pending)
+                check = partial(self.engine.check, url, page)
+                match = await self.worker.call(journaled_check, check, self.journal, key, pending)
         except StoreSkipped as exc:  # not called: nothing journaled, nothing stored
             return Decision("store_error", page, reason=str(exc), skipped=True), None
         except StoreError as exc:  # stored or not: in flight as if kept, discarded unless delivered

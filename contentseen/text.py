@@ -14,13 +14,12 @@ reader sees, menus included); the content text depends on the mode:
      attributes) holds text too: then the child is one section of a document among others
      (``<table class="section">``, ``<div class="sect1">``, ``<p>``) and the document is kept
      whole; nor, below the body, into a child after a sibling holding a heading
-     (``titled_sections``): the block is
-     one titled section (a heading, then a figure, a sentence and a note), and a part of it,
-     the same note on every such page, is no page's content; nor into a child whose class or
-     id names it a footer or a copyright notice (``closing_names``): on a short page of links
-     the copyright notice holds most of the text outside links. Text is weighed without link
-     text, so a menu is never the content. A page whose
-     content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
+     (``titled_sections``): the block is one titled section (a heading, then a figure, a
+     sentence and a note), and a part of it, the same note on every such page, is no page's
+     content; nor into a child whose class or id names it a footer or a copyright notice
+     (``closing_names``): on a short page of links the copyright notice holds most of the text
+     outside links. Text is weighed without link text, so a menu is never the content. A page
+     whose content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
      little other text it has, a tagline or a notice, which may be the same on unrelated pages:
      the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``).
      The body's own edge elements (step 2's rule, weighed with link text) are never stepped

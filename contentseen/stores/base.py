@@ -244,7 +244,7 @@ def page_argument(page: int | None, page_distance: int | None) -> int | None:
     return page
 
 
-def page_limit(store_limit: int | None, asked: int | None) -> int | None:
+def applied_page_distance(store_limit: int | None, asked: int | None) -> int | None:
     """The page distance a check applies: the store's, or the smaller one asked for this page."""
     if store_limit is None or asked is None:
         return store_limit

@@ -16,7 +16,8 @@ from typing import Iterator, Mapping, Sequence
 from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..index import HammingIndex
 from .base import (
-    Entry, FingerprintStore, Match, check_batch, expected_pages, expire_seconds, page_argument, page_limit, saved_scheme,
+    Entry, FingerprintStore, Match, applied_page_distance, check_batch, expected_pages, expire_seconds,
+    page_argument, saved_scheme,
 )
 
 LAYOUT = "memory-v1"
@@ -44,7 +45,7 @@ class MemoryStore(FingerprintStore):
         self._front = 0  # entries before it are all removed: where the oldest live one is sought
         self._lock = threading.RLock()
 
-    def _closest(self, fingerprint: int, page: int | None, page_distance: int | None) -> Match | None:
+    def _closest(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
         ids, dists = self.index.query(fingerprint)  # by distance, then first stored
         cutoff = self.cutoff()
         for i, d in zip(ids.tolist(), dists.tolist()):
@@ -52,18 +53,18 @@ class MemoryStore(FingerprintStore):
             if cutoff is not None and seen < cutoff:
                 continue
             page_d = None if page is None or stored_page is None else (page ^ stored_page).bit_count()
-            if page_d is None or page_d <= page_distance:
+            if page_d is None or page_d <= limit:
                 return Match(url=url, fingerprint=fp, distance=d, page_distance=page_d)
         return None
 
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         return self._closest(fingerprint, page_argument(page, self.page_distance),
-                             page_limit(self.page_distance, page_distance))
+                             applied_page_distance(self.page_distance, page_distance))
 
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
                       page_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
-        limit = page_limit(self.page_distance, page_distance)
+        limit = applied_page_distance(self.page_distance, page_distance)
         with self._lock:
             match = self._closest(fingerprint, page, limit)
             if match is None:

@@ -33,8 +33,8 @@ from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..errors import ContentSeenError, one_line
 from ..simhash import from_int
 from .base import (
-    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
-    page_argument, page_limit, recorded_expected, saved_scheme,
+    Entry, FingerprintStore, Match, StoreError, applied_page_distance, check_batch, check_identity, expected_pages,
+    expire_seconds, page_argument, recorded_expected, saved_scheme,
 )
 from .registry import display_url
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
@@ -221,7 +221,8 @@ class RedisBackedStore(FingerprintStore):
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
                       page_distance: int | None = None) -> Match | None:
         self._check_scheme()
-        match = self._check("add", fingerprint, url, page, page_limit(self.page_distance, page_distance))
+        limit = applied_page_distance(self.page_distance, page_distance)
+        match = self._check("add", fingerprint, url, page, limit)
         if match is None and self.expire is not None:
             self._adds += 1
             if self._adds % SWEEP_EVERY == 0:
@@ -229,7 +230,8 @@ class RedisBackedStore(FingerprintStore):
         return match
 
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
-        return self._check("lookup", fingerprint, "", page, page_limit(self.page_distance, page_distance))
+        limit = applied_page_distance(self.page_distance, page_distance)
+        return self._check("lookup", fingerprint, "", page, limit)
 
     def _match(self, fp_bytes: bytes, distance: int, url: bytes, page_distance: int) -> Match:
         return Match(url=url.decode("utf-8", "surrogateescape"), fingerprint=int.from_bytes(fp_bytes, "big"),

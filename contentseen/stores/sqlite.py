@@ -27,8 +27,8 @@ from ..errors import ContentSeenError
 from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..simhash import from_int, n_words
 from .base import (
-    Entry, FingerprintStore, Match, StoreError, check_batch, check_identity, expected_pages, expire_seconds,
-    page_argument, page_limit, saved_scheme,
+    Entry, FingerprintStore, Match, StoreError, applied_page_distance, check_batch, check_identity, expected_pages,
+    expire_seconds, page_argument, saved_scheme,
 )
 
 _BUSY_TIMEOUT_S = 60.0
@@ -233,8 +233,9 @@ class SQLiteStore(FingerprintStore):
         pd = int(page_dist[first])
         return int(dist[best]), int(ids[best]), value, pd if pd >= 0 else None
 
-    def _closest_of_few(self, fingerprint: int, page: int | None, limit: int | None, id_list: str, word_lists: list[str],
-                        page_list: str, pageless: str | None, skip: frozenset[int]) -> _Best | None:
+    def _closest_of_few(self, fingerprint: int, page: int | None, limit: int | None, id_list: str,
+                        word_lists: list[str], page_list: str, pageless: str | None,
+                        skip: frozenset[int]) -> _Best | None:
         """``_closest`` for a few candidates, in Python ints: numpy's fixed cost per call is
         most of a lookup's time while a store is small."""
         values = [0] * (id_list.count(",") + 1)
@@ -259,7 +260,8 @@ class SQLiteStore(FingerprintStore):
                 return d, i, v, pd
         return None
 
-    def _live_match(self, fingerprint: int, page: int | None, limit: int | None) -> tuple[Match | None, frozenset[int]]:
+    def _live_match(self, fingerprint: int, page: int | None,
+                    limit: int | None) -> tuple[Match | None, frozenset[int]]:
         """The closest match that has not expired, and the ids of the expired ones closer
         than it (re-queried without them: an expired match is rare)."""
         cutoff, expired = self.cutoff(), frozenset()
@@ -272,7 +274,7 @@ class SQLiteStore(FingerprintStore):
 
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
-        limit = page_limit(self.page_distance, page_distance)
+        limit = applied_page_distance(self.page_distance, page_distance)
         try:
             return self._live_match(fingerprint, page, limit)[0]
         except sqlite3.Error as exc:
@@ -281,7 +283,7 @@ class SQLiteStore(FingerprintStore):
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
                       page_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
-        limit = page_limit(self.page_distance, page_distance)
+        limit = applied_page_distance(self.page_distance, page_distance)
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
