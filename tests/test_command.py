@@ -99,6 +99,20 @@ def test_explain_two_files(tmp_path):
     code, out, err = cli("explain", str(a), str(c))
     assert code == 0, err
     assert out.count("a sliver of the page") == 1 and "decision: B is kept" in out
+    # a page whose content is under half its text is held to a smaller whole-page distance
+    from test_quality import _haddock_page
+
+    a.write_text(_haddock_page("Foreign", "A collection of data types, classes, and functions for interfacing "
+                               "with another programming language.", ["Data.Bits", "Data.Int", "Data.Word",
+                                                                      "Foreign.Ptr", "Foreign.ForeignPtr",
+                                                                      "Foreign.StablePtr", "Foreign.Storable",
+                                                                      "Foreign.Marshal"]))
+    b.write_text(_haddock_page("Foreign.C", "Bundles the C specific FFI library functionality",
+                               ["Foreign.C.Types", "Foreign.C.String", "Foreign.C.Error"]))
+    code, out, err = cli("explain", str(a), str(b))
+    assert code == 0, err
+    assert "content distance 0" in out and "whole-page distance 10 (drop at <= 8, B's content being 45%" in out
+    assert "decision: B is kept: content near (0) but the whole pages differ" in out
 
 
 @pytest.mark.parametrize("sub", ["info", "find", "export", "import", "delete", "prune", "reset", "explain"])
