@@ -19,7 +19,8 @@ Docutils and Erlang's stdlib; then, after that fix, GTK 4's reference (gi-docgen
 Administrator's Handbook in Russian (Publican) and GIMP's help in German (one false drop, fixed
 by extraction v7, a tuning tree since); then Qt 5's widgets reference (QDoc: 75 false drops,
 fixed by v7's footer rule, a tuning tree since), MkDocs' own documentation, Apache Commons
-Lang's API (javadoc 17) and GnuCash's guide in Italian (DocBook).
+Lang's API (javadoc 17) and GnuCash's guide in Italian (DocBook); then, after v7, Free Pascal's
+SysUtils reference (fpdoc) and Django's documentation (Sphinx, its own theme), measured once.
 
 Usage::
 
@@ -131,6 +132,11 @@ TREES = (
          "javadoc 17", "en", "javadoc/ClassWriterImpl", held_out=True),
     Tree("gnucash-it", "gnucash-docs", "/usr/share/doc/gnucash-docs/gnucash-guide-it", "DocBook XSL", "it",
          "DocBook XSL", held_out=True),
+    # Added after v7's second rule, held out: measured once.
+    Tree("fpc-sysutils", "fp-docs-3.2.2", "/usr/share/doc/fp-docs/3.2.2/rtl/sysutils", "fpdoc", "en", "fpdoc.css",
+         held_out=True),
+    Tree("django", "python-django-doc", "/usr/share/doc/python-django-doc/html", "Sphinx (Django's theme)", "en",
+         "sphinx", held_out=True),
 )
 
 
