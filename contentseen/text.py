@@ -205,10 +205,11 @@ class Extractor:
                         candidates[j] = 0
             if self.closing_names:
                 # A child named as the page's closing matter (class or id "footer", "copyright")
-                # is never its content, even where it holds most of the text outside links (a
-                # copyright notice beside a short page of links): the others are weighed alone.
+                # is never its content, even where it holds most or all of the text outside
+                # links (a copyright notice beside a short page of links): the others are
+                # weighed alone, and with nothing left the block is kept whole.
                 closing = [j for j, k in enumerate(kids) if candidates[j] and _named_closing(k)]
-                if closing and weight > sum(candidates[j] for j in closing):
+                if closing:
                     candidates = list(candidates)
                     for j in closing:
                         rest -= candidates[j]

@@ -511,3 +511,7 @@ def test_a_copyright_footer_larger_than_short_pages_is_not_their_content():
     old = before.build()
     assert "Qt Company" in old.extractor.texts(a).content
     assert same_page(old.of_html(a), old.of_html(b), before)
+    # a page whose only text outside links is its footer is kept whole, not narrowed to the footer
+    bare = ("<html><body><div class='list'>" + " ".join(f"<a href='/f{i}'>function{i}</a>" for i in range(30))
+            + "</div><div id='site-footer'>Copyright 2024 Example Corp. All rights reserved.</div></body></html>")
+    assert "function7" in pf.extractor.texts(bare).content
