@@ -810,7 +810,7 @@ TITLES = {
     "/releases/": "Releases", "/releases/dates.html": "Release dates", "/releases/builds.html": "Nightly builds",
     "/blog/archive.html": "Blog archive", "/blog/tags.html": "Blog tags", "/community/projects.html": "Community projects",
     "/downloads.html": "Download", "/support.html": "Getting help", "/sitemap.html": "Sitemap",
-    "/screenshots.html": "Screenshots",
+    SLIVER_PAGE: "Screenshots",
 }
 
 LEGACY = ("/guide/install.html", "/guide/configure.html", "/guide/upgrade.html", "/guide/install-logs.html")
