@@ -199,21 +199,14 @@ class Extractor:
                 # nothing else holds such text (a short page beside an unmarked menu).
                 edges = self._edges(kids, totals, total, 1.0, frees)
                 if weight > sum(sizes[j] for j in edges):
-                    candidates = list(sizes)
-                    for j in edges:
-                        rest -= candidates[j]
-                        candidates[j] = 0
+                    candidates, rest = _weighed_out(candidates, rest, edges)
             if self.closing_names:
                 # A child named as the page's closing matter (class or id "footer", "copyright")
                 # is never its content, even where it holds most or all of the text outside
                 # links (a copyright notice beside a short page of links): the others are
                 # weighed alone, and with nothing left the block is kept whole.
                 closing = [j for j, k in enumerate(kids) if candidates[j] and _named_closing(k)]
-                if closing:
-                    candidates = list(candidates)
-                    for j in closing:
-                        rest -= candidates[j]
-                        candidates[j] = 0
+                candidates, rest = _weighed_out(candidates, rest, closing)
             i = max(range(len(kids)), key=candidates.__getitem__)
             if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and any(
                     j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
@@ -314,12 +307,20 @@ def _named_closing(node) -> bool:
     return "footer" in names or "copyright" in names
 
 
+def _weighed_out(candidates: list[int], rest: int, out: list[int]) -> tuple[list[int], int]:
+    """``candidates`` with those at the indices ``out`` set to 0, and ``rest`` less their sum."""
+    if not out:
+        return candidates, rest
+    candidates = list(candidates)
+    for j in out:
+        rest -= candidates[j]
+        candidates[j] = 0
+    return candidates, rest
+
+
 def _has_heading(node) -> bool:
-    """Whether ``node`` is or holds a heading element."""
-    return node.tag in _HEADINGS or node.css_first("h1, h2, h3, h4, h5, h6") is not None
-
-
-_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+    """Whether ``node`` is or holds a heading element (css matches the node itself too)."""
+    return node.css_first("h1, h2, h3, h4, h5, h6") is not None
 
 
 def _same_kind(a, b) -> bool:
