@@ -6,7 +6,7 @@ reader sees, menus included); the content text depends on the mode:
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
   page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v7):
+  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v8):
 
   1. from the body down, while one child element holds more than half of the text
      (``dominant_share``), step into it -- a page template's content ``<div>``, without the
@@ -18,7 +18,10 @@ reader sees, menus included); the content text depends on the mode:
      sentence and a note), and a part of it, the same note on every such page, is no page's
      content; nor into a child whose class or id names it a footer or a copyright notice
      (``closing_names``): on a short page of links the copyright notice holds most of the text
-     outside links. Text is weighed without link text, so a menu is never the content. A page
+     outside links; a block reached whose text outside links is all in such children (a
+     layout table around the notice) is closing matter too: the narrowing steps back and
+     weighs it out (``closing_steps_back``, v8). Text is weighed without link text, so a menu
+     is never the content. A page
      whose content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
      little other text it has, a tagline or a notice, which may be the same on unrelated pages:
      the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``).
@@ -124,6 +127,9 @@ class Extractor:
     titled_sections: bool = True
     # Never step into a child whose class or id names it a footer or a copyright notice (v7).
     closing_names: bool = True
+    # A block reached whose text outside links is all in such children is closing matter too:
+    # step back and weigh it out (v8).
+    closing_steps_back: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -180,6 +186,8 @@ class Extractor:
         if copy is None:
             return body
         node, free, total = body, _chars(copy), _chars(body)
+        path: list[tuple] = []  # the blocks stepped from, to step back to
+        closing_blocks: set[int] = set()  # blocks found to hold closing matter only (mem_id)
         for _ in range(MAX_STEPS):
             kids, copies = _elements(node), _elements(copy)
             if not kids or len(kids) > MAX_KIDS:
@@ -193,20 +201,26 @@ class Extractor:
             if weight == 0:
                 return node
             candidates, rest = sizes, weight
+            # Children named as the page's closing matter (class or id "footer", "copyright"),
+            # or found to hold nothing else, are never its content, even where they hold most or
+            # all of the text outside links (a copyright notice beside a short page of links):
+            # the others are weighed alone, and with nothing left the block is kept whole.
+            closing = [j for j, k in enumerate(kids) if sizes[j] and (_named_closing(k) or k.mem_id in closing_blocks)
+                       ] if self.closing_names else []
             if body_rule:
                 # The body's small edge elements are never its content, even when they hold
                 # most of the text outside links (a notice beside a list of links), unless
                 # nothing else holds such text (a short page beside an unmarked menu).
-                edges = self._edges(kids, totals, total, 1.0, frees)
+                edges = self._edges(kids, totals, total, 1.0, _weighed_out(frees, free, closing)[0])
                 if weight > sum(sizes[j] for j in edges):
                     candidates, rest = _weighed_out(candidates, rest, edges)
-            if self.closing_names:
-                # A child named as the page's closing matter (class or id "footer", "copyright")
-                # is never its content, even where it holds most or all of the text outside
-                # links (a copyright notice beside a short page of links): the others are
-                # weighed alone, and with nothing left the block is kept whole.
-                closing = [j for j, k in enumerate(kids) if candidates[j] and _named_closing(k)]
-                candidates, rest = _weighed_out(candidates, rest, closing)
+            candidates, rest = _weighed_out(candidates, rest, [j for j in closing if candidates[j]])
+            if closing and not rest and path and self.closing_steps_back:
+                # All this block holds outside links is closing matter (a layout table around a
+                # copyright notice): the block is, and the step into it was wrong.
+                closing_blocks.add(node.mem_id)
+                node, copy, free, total = path.pop()
+                continue
             i = max(range(len(kids)), key=candidates.__getitem__)
             if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and any(
                     j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
@@ -214,6 +228,7 @@ class Extractor:
             if self.titled_sections and node is not body and any(
                     sizes[j] and _has_heading(kids[j]) for j in range(i)):
                 break
+            path.append((node, copy, free, total))
             node, copy = kids[i], copies[i]
             free, total = frees[i], totals[i] if totals is not None else _chars(node)
         else:

@@ -378,6 +378,11 @@ def build_mirror(
                 if jac < DIFFERENT_JACCARD:
                     break
             jac, donor_path, templated, b_raw = min(tries, key=lambda t: t[0])
+            if jac >= DIFFERENT_JACCARD:
+                # No donor's content makes it another page (a manual on one page, of which the
+                # donor's content replaces one section): the donor page itself, whole, is.
+                b_raw, templated = page(donor_path).raw, False
+                jac = jaccard(a_shingles, html_shingles(page(donor_path).html))
             rec["content_from"] = donor_path
             rec["template_kept"] = templated
         for host, data in (("a", a.raw), ("b", b_raw)):
