@@ -72,6 +72,15 @@ _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
 _BLANKS = " \t\n\r\f\v\xa0"
 
+# Elements whose content the tree builder reads as text up to their end tag (raw text: script,
+# style, iframe...; escapable: title, textarea). Written self-closed as XHTML allows, they are
+# not closed in HTML: a Debian-rewritten page's "<iframe .../>" in its menu made the rest of
+# the page the iframe's invisible text, and every page of the site was its menu alone. Closed
+# where written so, as the author meant and as an XML-minded spider's parser reads them.
+_RAW_TEXT_NAMES = "script|style|iframe|noembed|noframes|noscript|xmp|textarea|title"
+_SELF_CLOSED_RAW = re.compile(f"<({_RAW_TEXT_NAMES})(\\s[^<>]*?)?/>", re.IGNORECASE)
+_SELF_CLOSED_RAW_AT = re.compile(_SELF_CLOSED_RAW.pattern.encode(), re.IGNORECASE)  # matched at a tag
+
 MAX_DEPTH = 512
 MAX_STEPS = 64
 # A block of more element children than this is content itself (a long list, table or log).
@@ -128,13 +137,14 @@ class Extractor:
     # Never step into a child whose class or id names it a footer or a copyright notice (v7).
     closing_names: bool = True
     # A block reached whose text outside links is all in such children is closing matter too:
-    # step back and weigh it out (v8).
+    # step back and weigh it out; and none of them is the body's element holding the most text
+    # outside links, which the edge rule never passes over (v8).
     closing_steps_back: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
-        html = html[:MAX_HTML_CHARS]
-        if too_deep(html):
+        html, deep = _prepared(html[:MAX_HTML_CHARS])
+        if deep:
             text = flat_text(html)
             return PageText(text, text, flat=True)
         tree = LexborHTMLParser(html)
@@ -211,7 +221,9 @@ class Extractor:
                 # The body's small edge elements are never its content, even when they hold
                 # most of the text outside links (a notice beside a list of links), unless
                 # nothing else holds such text (a short page beside an unmarked menu).
-                edges = self._edges(kids, totals, total, 1.0, _weighed_out(frees, free, closing)[0])
+                # (v8: the element holding most of it is found among those not closing matter)
+                tops = _weighed_out(frees, free, closing)[0] if self.closing_steps_back else frees
+                edges = self._edges(kids, totals, total, 1.0, tops)
                 if weight > sum(sizes[j] for j in edges):
                     candidates, rest = _weighed_out(candidates, rest, edges)
             candidates, rest = _weighed_out(candidates, rest, [j for j in closing if candidates[j]])
@@ -273,6 +285,12 @@ class Extractor:
         """Remove the block's edge elements (``_edges``) from it."""
         for j in self._edges(kids, sizes, weight):
             kids[j].decompose()
+
+
+def close_raw_text(html: str) -> str:
+    """``html`` with its self-closed raw-text elements (``<iframe .../>``, ``<title/>``) closed by
+    an end tag: see ``_SELF_CLOSED_RAW``."""
+    return _SELF_CLOSED_RAW.sub(r"<\1\2></\1>", html)
 
 
 def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
@@ -374,19 +392,31 @@ def too_deep(html: str) -> bool:
     Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan stopping
     once it is that deep.
     """
-    data = np.frombuffer(html.encode("utf-8", "replace") + b"\0" * _NAME_BYTES, dtype=np.uint8)
+    return _prepared(html, close=False)[1]
+
+
+def _prepared(html: str, close: bool = True) -> tuple[str, bool]:
+    """``html`` with its self-closed raw-text elements closed (``close_raw_text``; the tags are
+    found in the scan ``too_deep`` makes anyway, so a page without one costs nothing more), and
+    whether it nests too deep (``too_deep``)."""
+    raw = html.encode("utf-8", "replace")
+    data = np.frombuffer(raw + b"\0" * _NAME_BYTES, dtype=np.uint8)
     lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
-    if len(lt) <= MAX_DEPTH:
-        return False
+    if len(lt) <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
+        return (close_raw_text(html) if close else html), False
     end = data[lt + 1] == _SLASH
     name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
     keys = _name_keys(name)
+    if close:
+        starts = lt[~end & np.isin(keys, _RAW_TEXT_KEYS)].tolist()
+        if any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
+            return _prepared(close_raw_text(html), close=False)
     tag = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z")) & ~_is_flat(keys)
     if int(np.count_nonzero(tag & ~end)) <= MAX_DEPTH:
-        return False
+        return html, False
     if _open_elements_bound(keys[tag], np.where(end[tag], -1, 1)) <= MAX_DEPTH:
-        return False
-    return _tag_depth(html) > MAX_DEPTH
+        return html, False
+    return html, _tag_depth(html) > MAX_DEPTH
 
 
 def _open_elements_bound(keys: np.ndarray, steps: np.ndarray) -> int:
@@ -434,8 +464,14 @@ def _is_flat(keys: np.ndarray) -> np.ndarray:
     return _FLAT_KEYS[at] == keys
 
 
-_FLAT_KEYS = np.unique(_name_keys(np.array(
-    [list(n.encode()[:_NAME_BYTES].ljust(_NAME_BYTES, b"\0")) for n in _VOID | _SELF_CLOSING_RUN], dtype=np.uint8)))
+def _keys_of(names) -> np.ndarray:
+    """The sorted name keys of tag ``names``."""
+    return np.unique(_name_keys(np.array(
+        [list(n.encode()[:_NAME_BYTES].ljust(_NAME_BYTES, b"\0")) for n in names], dtype=np.uint8)))
+
+
+_FLAT_KEYS = _keys_of(_VOID | _SELF_CLOSING_RUN)
+_RAW_TEXT_KEYS = _keys_of(_RAW_TEXT_NAMES.split("|"))
 
 
 def _tag_depth(html: str) -> int:
@@ -521,8 +557,8 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    html = html[:MAX_HTML_CHARS]
-    if too_deep(html):
+    html, deep = _prepared(html[:MAX_HTML_CHARS])
+    if deep:
         lower = html.lower()
         start = lower.find("<title")
         start = lower.find(">", start) + 1 if start >= 0 else 0

@@ -342,6 +342,35 @@ def test_every_doctype_form_before_every_page_shape(doctype, shape):
         assert fps == [want] * 3
 
 
+SELF_CLOSED = {
+    "iframe in the menu": ('<nav><a href="/">Home</a> <iframe src="/button" title="Sponsor"/></nav>', ""),
+    "IFRAME in the menu, upper case": ('<nav><a href="/">Home</a> <IFRAME SRC="/button"/></nav>', ""),
+    "script with a source": ('<script src="/menu.js" />', ""),
+    "noscript": ("<noscript/>", ""),
+    "title in the head": ("", "<title/>"),
+    "style in the head": ("", "<style/>"),
+    "script in the head": ("", '<script type="text/javascript" src="/site.js"/>'),
+}
+
+
+@pytest.mark.parametrize("filler", [0, 600], ids=["small page", "over 512 tags"])
+@pytest.mark.parametrize("case", list(SELF_CLOSED))
+def test_a_self_closed_raw_text_element_does_not_swallow_the_page(case, filler):
+    """Found on a held-out tree (ImageMagick's web site, as Debian rewrites it): the menu's
+    ``<iframe .../>`` is not closed in HTML, so the rest of every page became the iframe's
+    invisible text and all 66 pages were the same menu. Raw-text elements written self-closed
+    are closed where written; other self-closed tags are left as they are."""
+    body, head = SELF_CLOSED[case]
+    rows = "".join(f"<span>cell {i}</span>" for i in range(filler))
+    html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'/>{head}</head><body>{body}"
+            f"<main><h1>Sea anemones</h1><p>Anemones hold on to rocks<br/>and eat small fish.</p>"
+            f"<img src='a.png'/>{rows}</main></body></html>")
+    for mode in ("main", "body"):
+        text = visible_text(html, mode)
+        assert "Anemones hold on to rocks and eat small fish." in " ".join(text.split()), (mode, text[:200])
+    assert PAGES.of_html(html).fingerprint is not None
+
+
 # --------------------------------------------------------------------------------------------
 # Deep and huge pages, each in a worker process with a timeout
 
