@@ -77,12 +77,12 @@ def word_counts(text: str | bytes) -> Counter[bytes]:
 _ALNUM = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 <= c <= 57 else 32 for c in range(256))
 # Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, Hiragana, Katakana,
 # Bopomofo, CJK ideographs (extension A, unified, compatibility), Katakana extensions.
-_UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
+UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
              "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff")
 # Combining marks that \\w leaves out but words are made of (Indic vowel signs, Arabic harakat).
 _MARKS = "\u0300-\u036f\u064b-\u065f\u0900-\u0dff"
-_RUN = re.compile(f"(?:[^\\W_{_UNSPACED}]|[{_MARKS}])+")  # a word or number, spaced scripts
-_UNSPACED_RUN = re.compile(f"[{_UNSPACED}]+")
+_RUN = re.compile(f"(?:[^\\W_{UNSPACED}]|[{_MARKS}])+")  # a word or number, spaced scripts
+_UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
 # Frequent non-ASCII separators, turned into spaces first so that the pieces beside them need
 # no regular expression: no-break, thin and zero-width spaces, dashes, quotes, pilcrow, ellipsis.
 _COMMON_SEPARATORS = "\xa0\u2009\u200b\u2013\u2014\u2018\u2019\u201c\u201d\xb6\u2026\xb7"

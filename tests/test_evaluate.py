@@ -512,3 +512,22 @@ def test_a_manual_on_one_page_gets_a_different_page_not_itself_with_one_section_
         raise AssertionError("no seed labels the one-page manual different")
     assert rec["jaccard"] < 0.5 and rec["template_kept"] is False
     assert (out / "b" / "all.html").read_bytes() == (root / rec["content_from"]).read_bytes()
+
+
+def test_the_truth_reads_pages_with_another_parser_and_counts_words_of_any_script():
+    """The truth must not share the extraction's blind spots: with lexbor's reading, the pages of a
+    site whose menu held an ``<iframe .../>`` were their menu alone and the truth called them
+    copies; with ASCII words only, two Russian pages sharing an English byline were copies too."""
+    from contentseen.evaluate.truth import visible_words
+
+    def page(body: str) -> str:
+        return (f"<html><head><title>News</title><script>var x = '<p>not text</p>';</script></head><body>"
+                f"<nav><a href='/'>Home</a> <iframe src='/button' title='Sponsor'/></nav>{body}"
+                "<p>Posted by admin in News category, 12 comments, share this article.</p></body></html>")
+
+    a = page("<p>Городской совет утвердил бюджет на следующий год после долгого обсуждения.</p>")
+    b = page("<p>Футбольная команда выиграла финал кубка в дополнительное время вчера вечером.</p>")
+    assert "бюджет" in visible_words(a) and "not" not in visible_words(a) and "news" not in visible_words(a)[:1]
+    assert jaccard(html_shingles(a), html_shingles(b)) < 0.5
+    assert visible_words("<p>東京都</p>") == ["東", "京", "都"]
+    assert visible_words("") == [] and visible_words("<!-- nothing -->") == []
