@@ -40,7 +40,7 @@ from contentseen.stores import open_store  # noqa: E402
 from contentseen.text import decode_html  # noqa: E402
 
 CTYPE = "text/html; charset=utf-8"
-PYTHON_DOC = "/usr/share/doc/python3*/html/**/*.html"
+PYTHON_DOC = "/usr/share/doc/python3.*/html/**/*.html"  # python3.X-doc; python3-foo/html are other packages
 SIZE_BUCKETS = [(0, 8), (8, 16), (16, 32), (32, 64), (64, 128), (128, 1 << 20)]  # KiB
 
 

@@ -21,10 +21,10 @@ reader sees, menus included); the content text depends on the mode:
      outside links; a block reached whose text outside links is all in such children (a
      layout table around the notice) is closing matter too: the narrowing steps back and
      weighs it out (``closing_steps_back``, v8). Text is weighed without link text, so a menu
-     is never the content. A page
-     whose content *is* its links (a table of contents, an index, a sitemap) is then narrowed to the
-     little other text it has, a tagline or a notice, which may be the same on unrelated pages:
-     the whole text, fingerprinted beside the content, tells them apart (see ``fingerprints``).
+     is never the content. A page whose content *is* its links (a table of contents, an index,
+     a sitemap) is then narrowed to the little other text it has, a tagline or a notice, which
+     may be the same on unrelated pages: the whole text, fingerprinted beside the content,
+     tells them apart (see ``fingerprints``).
      The body's own edge elements (step 2's rule, weighed with link text) are never stepped
      into (``body_edges``): a banner or notice injected around a page of links is most of its
      text outside links, and would otherwise become its content on the copy alone. The child
@@ -215,8 +215,8 @@ class Extractor:
             # or found to hold nothing else, are never its content, even where they hold most or
             # all of the text outside links (a copyright notice beside a short page of links):
             # the others are weighed alone, and with nothing left the block is kept whole.
-            closing = [j for j, k in enumerate(kids) if sizes[j] and (_named_closing(k) or k.mem_id in closing_blocks)
-                       ] if self.closing_names else []
+            closing = [j for j, k in enumerate(kids)
+                       if sizes[j] and (_named_closing(k) or k.mem_id in closing_blocks)] if self.closing_names else []
             if body_rule:
                 # The body's small edge elements are never its content, even when they hold
                 # most of the text outside links (a notice beside a list of links), unless
