@@ -27,7 +27,8 @@ manual (makeinfo); then, after v8, ImageMagick's web site, Asciidoctor's API (YA
 manual (texi2html), zsh's manual (texi2any) and Wireshark's user guide (DocBook), measured once
 (ImageMagick's 60% of different pages dropped was then studied and fixed: a tuning tree now);
 then, after the truth was read by lxml, four Sphinx themes: PyData (pandas), scikit-learn's,
-Read the Docs (rsyslog) and zzzeeksphinx (SQLAlchemy), measured once.
+Read the Docs (rsyslog) and zzzeeksphinx (SQLAlchemy), and LibreOffice's help in Japanese,
+Russian and Chinese, measured once.
 
 Usage::
 
@@ -175,6 +176,13 @@ TREES = (
          "Docutils", held_out=True),
     Tree("sqlalchemy", "python-sqlalchemy-doc", "/usr/share/doc/python-sqlalchemy-doc/html", "Sphinx (zzzeeksphinx)",
          "en", "Docutils", held_out=True),
+    # Then LibreOffice's help in three more languages (other modules than Calc's), measured once.
+    Tree("libreoffice-writer-ja", "libreoffice-help-ja", "/usr/share/libreoffice/help/ja/text/swriter",
+         "LibreOffice's own (XSLT)", "ja", "help2.js", held_out=True),
+    Tree("libreoffice-impress-ru", "libreoffice-help-ru", "/usr/share/libreoffice/help/ru/text/simpress",
+         "LibreOffice's own (XSLT)", "ru", "help2.js", held_out=True),
+    Tree("libreoffice-shared-zh", "libreoffice-help-zh-cn", "/usr/share/libreoffice/help/zh-CN/text/shared",
+         "LibreOffice's own (XSLT)", "zh", "help2.js", held_out=True),
 )
 
 

@@ -21,7 +21,8 @@ reader sees, menus included); the content text depends on the mode:
      outside links; a block reached whose text outside links is all in such children (a
      layout table around the notice) is closing matter too: the narrowing steps back and
      weighs it out (``closing_steps_back``, v8). Text is weighed without link text, so a menu
-     is never the content. A page whose content *is* its links (a table of contents, an index,
+     is never the content, and in UTF-8 bytes (``weigh_bytes``, v8), so a sentence of Chinese
+     is not outweighed by a line of English of a third its size. A page whose content *is* its links (a table of contents, an index,
      a sitemap) is then narrowed to the little other text it has, a tagline or a notice, which
      may be the same on unrelated pages: the whole text, fingerprinted beside the content,
      tells them apart (see ``fingerprints``).
@@ -71,6 +72,7 @@ _MAIN_TAGS = frozenset(("main", "article"))
 _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
 _BLANKS = " \t\n\r\f\v\xa0"
+_BLANK_BYTES = (b" ", b"\t", b"\n", b"\r", b"\f", b"\v")  # and U+00A0, two bytes
 
 # Elements whose content the tree builder reads as text up to their end tag (raw text: script,
 # style, iframe...; escapable: title, textarea). Written self-closed as XHTML allows, they are
@@ -140,6 +142,11 @@ class Extractor:
     # step back and weigh it out; and none of them is the body's element holding the most text
     # outside links, which the edge rule never passes over (v8).
     closing_steps_back: bool = True
+    # Text weighed in UTF-8 bytes, not characters (v8): a character of Chinese or Japanese takes
+    # three, as it carries about what a word of Latin letters does. Counted one each, a Chinese
+    # help page's one sentence weighed less than the untranslated English line of its "how to
+    # get here" box, and was dropped as an edge: the box was the content of many pages.
+    weigh_bytes: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -195,18 +202,19 @@ class Extractor:
         copy = copy_tree.body if copy_tree is not None else None
         if copy is None:
             return body
-        node, free, total = body, _chars(copy), _chars(body)
+        weigh = self.weigh_bytes
+        node, free, total = body, _chars(copy, weigh), _chars(body, weigh)
         path: list[tuple] = []  # the blocks stepped from, to step back to
         closing_blocks: set[int] = set()  # blocks found to hold closing matter only (mem_id)
         for _ in range(MAX_STEPS):
             kids, copies = _elements(node), _elements(copy)
             if not kids or len(kids) > MAX_KIDS:
                 return node
-            frees = [_chars(k) for k in copies]
+            frees = [_chars(k, weigh) for k in copies]
             links_are_content = free < self.link_share * total
             body_rule = self.body_edges and self.edge_share > 0 and not links_are_content and node is body
             # each kid's text with links, when weighed: the next step's total is the chosen one's
-            totals = [_chars(k) for k in kids] if links_are_content or body_rule else None
+            totals = [_chars(k, weigh) for k in kids] if links_are_content or body_rule else None
             sizes, weight = (totals, total) if links_are_content else (frees, free)
             if weight == 0:
                 return node
@@ -242,7 +250,7 @@ class Extractor:
                 break
             path.append((node, copy, free, total))
             node, copy = kids[i], copies[i]
-            free, total = frees[i], totals[i] if totals is not None else _chars(node)
+            free, total = frees[i], totals[i] if totals is not None else _chars(node, weigh)
         else:
             return node
         if self.edge_share > 0:
@@ -312,9 +320,14 @@ def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
     return copy
 
 
-def _chars(node) -> int:
-    """Non-blank characters of a node's text (so reformatting whitespace changes nothing)."""
-    return _nonblank(node.text(separator=""))
+def _chars(node, in_bytes: bool = True) -> int:
+    """How much text a node holds, to weigh it in the narrowing: its non-blank text (so
+    reformatting whitespace changes nothing) in UTF-8 bytes (``Extractor.weigh_bytes``), else
+    in characters."""
+    if not in_bytes:
+        return _nonblank(node.text(separator=""))
+    data = node.text(separator="").encode("utf-8", "replace")
+    return len(data) - sum(map(data.count, _BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
 
 
 def _share(content: str, whole: str) -> float:

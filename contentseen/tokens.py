@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from functools import lru_cache
+from itertools import filterfalse
 from typing import Mapping, Sequence
 
 from .errors import ContentSeenError
@@ -74,7 +76,6 @@ def word_counts(text: str | bytes) -> Counter[bytes]:
     return Counter(_word_bytes(text))
 
 
-_ALNUM = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 <= c <= 57 else 32 for c in range(256))
 # Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, Hiragana, Katakana,
 # Bopomofo, CJK ideographs (extension A, unified, compatibility), Katakana extensions.
 UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
@@ -94,9 +95,10 @@ _ALNUM_OR_UTF8 = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 
 def token_counts(text: str) -> Counter[bytes]:
     """How often each token (see the module's docstring) occurs in ``text``, as UTF-8 bytes;
     runs of digits are tokens too (``without_numbers`` leaves them out)."""
-    if text.isascii():  # one C-level byte map and a split, as word_counts
-        return Counter(text.encode("ascii").translate(_ALNUM).split())
-    counts = Counter(_pieces(text))
+    pieces, ascii_only = _pieces(text)
+    counts = Counter(pieces)
+    if ascii_only:
+        return counts
     for piece in [p for p in counts if not p.isascii()]:
         n = counts.pop(piece)
         # counted as str in C first: a page of unspaced script is one piece of 10^5 pairs
@@ -105,13 +107,18 @@ def token_counts(text: str) -> Counter[bytes]:
     return counts
 
 
-def _pieces(text: str) -> list[bytes]:
-    """``text`` split at ASCII separators, in C (UTF-8 bytes, ASCII letters lower-cased): only
-    the pieces holding other characters (most pages: a few, with a dash, a quote or an accent)
-    need splitting further by the regular expressions."""
-    for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
-        text = text.replace(space, " ")
-    return text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8).split()
+@lru_cache(maxsize=2)
+def _pieces(text: str) -> tuple[list[bytes], bool]:
+    """``text`` split at ASCII separators, in C (UTF-8 bytes, ASCII letters lower-cased), and
+    whether every piece is ASCII: only the pieces holding other characters (most pages: a few,
+    with a dash, a quote or an accent) need splitting further by the regular expressions. The
+    last two texts' are kept: a page's content is split once for its counts and its sequence
+    (do not change the list)."""
+    if not text.isascii():
+        for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
+            text = text.replace(space, " ")
+    data = text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8)
+    return data.split(), data.isascii()
 
 
 def word_sequence(text: str) -> list[bytes]:
@@ -119,16 +126,16 @@ def word_sequence(text: str) -> list[bytes]:
     ``token_counts``), numbers left out: the sequence whose neighbouring pairs the default
     ``Words`` stage adds to a content fingerprint. Scripts written without spaces are left out,
     their tokens being character pairs already."""
-    if text.isascii():
-        words = text.encode("ascii").translate(_ALNUM).split()
-    else:
-        words = []
-        for piece in _pieces(text):
-            if piece.isascii():
-                words.append(piece)
-            else:
-                words.extend(w.encode() for w in _RUN.findall(piece.decode("utf-8").casefold()))
-    return [w for w in words if not w.isdigit()]
+    pieces, ascii_only = _pieces(text)
+    if ascii_only:
+        return list(filterfalse(bytes.isdigit, pieces))
+    words = []
+    for piece in pieces:
+        if piece.isascii():
+            words.append(piece)
+        else:
+            words.extend(w.encode() for w in _RUN.findall(piece.decode("utf-8").casefold()))
+    return list(filterfalse(bytes.isdigit, words))
 
 
 def _tokens(text: str) -> list[str]:

@@ -575,3 +575,36 @@ def test_a_copyright_notice_in_a_layout_table_is_not_the_content_of_short_refere
     rng = random.Random(3)
     for edit in ("timestamp", "whitespace"):
         assert same_page(fb, pf.of_html(apply_edit(b, edit, rng)), scheme), edit
+
+
+def _libreoffice_zh_page(title: str, sentence: str) -> str:
+    """An autocorrect message page of LibreOffice's help in Chinese: a heading, one sentence, and
+    the untranslated "how to get here" box every such page shares."""
+    return ("<html><head><title>启动自动更正</title></head><body><header><p>LibreOffice 7.4 帮助</p></header>"
+            "<aside><label>目录</label></aside><div id='DisplayArea'><a name='bm'></a><h1>启动自动更正</h1>"
+            f"<h3>{title}</h3><p class='paragraph'>{sentence}</p><div class='howtoget'><div><p class='howtogetheader'>"
+            "要访问此命令...</p></div><div class='howtogetbody'><p class='embedded'>Choose <span>Tools - </span>"
+            "<span>AutoCorrect Options</span> - <span>Options</span> tab.</p></div></div><br><div class='relatedtopics'>"
+            "<p class='related'><span class='emph'>相关主题</span></p><p><a href='/autocorr_url.html'>关闭自动 URL 识别"
+            "</a></p></div></div><footer><p>This page is: /text/shared/autokorr/page.xhp</p></footer></body></html>")
+
+
+def test_a_chinese_sentence_outweighs_an_english_line_of_as_many_bytes():
+    """Found on a held-out tree (LibreOffice's help in Chinese) under extraction v8's first part:
+    one false drop (autocorrect's "ignore double spaces" ~ "dashes replaced", Jaccard 0.495). Each
+    page's one sentence, 18 characters of Chinese, weighed less than the untranslated English
+    line of its "how to get here" box and was dropped as an edge, so that box was both pages'
+    content. Text is weighed in UTF-8 bytes (a Chinese character three), not characters."""
+    from contentseen.fingerprints import Scheme, same_page
+    from contentseen.text import Extractor
+
+    a = _libreoffice_zh_page("忽略双空字符", "已经更正了文字，输入的多个空格已被合并为一个空格。")
+    b = _libreoffice_zh_page("已替换减号", "用<a href='/autocorrect.html'>自动更正</a>修改您的文本时，用划线替代减号。")
+    scheme = Scheme()
+    pf = scheme.build()
+    assert "空格已被合并" in pf.extractor.texts(a).content and "用划线替代减号" in pf.extractor.texts(b).content
+    fa, fb = pf.of_html(a), pf.of_html(b)
+    assert not same_page(fa, fb, scheme) and not same_page(fb, fa, scheme)
+    old = Scheme(extractor=Extractor(weigh_bytes=False)).build()
+    assert "用划线替代减号" not in old.extractor.texts(b).content
+    assert old.of_html(a).fingerprint == old.of_html(b).fingerprint  # the box alone, on both
