@@ -29,7 +29,9 @@ manual (texi2html), zsh's manual (texi2any) and Wireshark's user guide (DocBook)
 then, after the truth was read by lxml, four Sphinx themes: PyData (pandas), scikit-learn's,
 Read the Docs (rsyslog) and zzzeeksphinx (SQLAlchemy), and LibreOffice's help in Japanese,
 Russian and Chinese (one false drop on the Chinese tree, fixed by v8's byte weights: a tuning
-tree since; the other two measured before and after that rule).
+tree since; the other two measured before and after that rule); then FFmpeg's API (Doxygen's
+default template: one false drop, fixed by v8's fourth rule, a tuning tree since) and Doxygen's
+own manual, measured once.
 
 Usage::
 
@@ -185,6 +187,13 @@ TREES = (
     # Its one false drop was then studied and fixed (v8's byte weights): a tuning tree now.
     Tree("libreoffice-shared-zh", "libreoffice-help-zh-cn", "/usr/share/libreoffice/help/zh-CN/text/shared",
          "LibreOffice's own (XSLT)", "zh", "help2.js"),
+    # After v8's third rule, held out: measured once. Doxygen's default template (jsoncpp's is
+    # its own; one false drop, studied and fixed by v8's fourth rule: a tuning tree now) and
+    # Doxygen's manual.
+    Tree("ffmpeg-api", "ffmpeg-doc", "/usr/share/doc/ffmpeg/api", "Doxygen 1.9.4 (default template)", "en",
+         "Doxygen"),
+    Tree("doxygen-manual", "doxygen-doc", "/usr/share/doc/doxygen/html", "Doxygen", "en", "Doxygen",
+         held_out=True, only="*.html"),
 )
 
 

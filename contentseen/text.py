@@ -16,16 +16,18 @@ reader sees, menus included); the content text depends on the mode:
      whole; nor, below the body, into a child after a sibling holding a heading
      (``titled_sections``): the block is one titled section (a heading, then a figure, a
      sentence and a note), and a part of it, the same note on every such page, is no page's
-     content; nor into a child whose class or id names it a footer or a copyright notice
+     content; nor before such a sibling (``headings_after``, v8): the child is the preamble of
+     titled sections (an index's introduction before its lettered lists); nor into a child
+     whose class or id names it a footer or a copyright notice
      (``closing_names``): on a short page of links the copyright notice holds most of the text
      outside links; a block reached whose text outside links is all in such children (a
      layout table around the notice) is closing matter too: the narrowing steps back and
      weighs it out (``closing_steps_back``, v8). Text is weighed without link text, so a menu
      is never the content, and in UTF-8 bytes (``weigh_bytes``, v8), so a sentence of Chinese
-     is not outweighed by a line of English of a third its size. A page whose content *is* its links (a table of contents, an index,
-     a sitemap) is then narrowed to the little other text it has, a tagline or a notice, which
-     may be the same on unrelated pages: the whole text, fingerprinted beside the content,
-     tells them apart (see ``fingerprints``).
+     is not outweighed by a line of English of a third its size. A page whose content *is* its
+     links (a table of contents, an index, a sitemap) is then narrowed to the little other text
+     it has, a tagline or a notice, which may be the same on unrelated pages: the whole text,
+     fingerprinted beside the content, tells them apart (see ``fingerprints``).
      The body's own edge elements (step 2's rule, weighed with link text) are never stepped
      into (``body_edges``): a banner or notice injected around a page of links is most of its
      text outside links, and would otherwise become its content on the copy alone. The child
@@ -147,6 +149,9 @@ class Extractor:
     # help page's one sentence weighed less than the untranslated English line of its "how to
     # get here" box, and was dropped as an edge: the box was the content of many pages.
     weigh_bytes: bool = True
+    # Nor into a child before a sibling holding a heading (v8): the child is the preamble of
+    # titled sections (an index's introduction before its lettered lists), not the block.
+    headings_after: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -246,7 +251,8 @@ class Extractor:
                     j != i and sizes[j] and _same_kind(k, kids[i]) for j, k in enumerate(kids))):
                 break
             if self.titled_sections and node is not body and any(
-                    sizes[j] and _has_heading(kids[j]) for j in range(i)):
+                    sizes[j] and _has_heading(kids[j]) for j in (range(len(kids)) if self.headings_after else range(i))
+                    if j != i):
                 break
             path.append((node, copy, free, total))
             node, copy = kids[i], copies[i]
