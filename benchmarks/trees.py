@@ -31,7 +31,8 @@ Read the Docs (rsyslog) and zzzeeksphinx (SQLAlchemy), and LibreOffice's help in
 Russian and Chinese (one false drop on the Chinese tree, fixed by v8's byte weights: a tuning
 tree since; the other two measured before and after that rule); then FFmpeg's API (Doxygen's
 default template: one false drop, fixed by v8's fourth rule, a tuning tree since) and Doxygen's
-own manual, measured once.
+own manual, measured once; then, after that rule, groff's manual of pic (grohtml) and libxslt's
+API reference (libxml2's own XSLT), measured once.
 
 Usage::
 
@@ -194,6 +195,11 @@ TREES = (
          "Doxygen"),
     Tree("doxygen-manual", "doxygen-doc", "/usr/share/doc/doxygen/html", "Doxygen", "en", "Doxygen",
          held_out=True, only="*.html"),
+    # After v8's fourth rule, held out: measured once.
+    Tree("groff-pic", "groff-base", "/usr/share/doc/groff-base/html", "groff -Thtml (grohtml)", "en", "groff",
+         held_out=True),
+    Tree("libxslt-api", "libxslt1-dev", "/usr/share/doc/libxslt1-dev/html", "libxml2's own (XSLT)", "en",
+         "libxslt", held_out=True),
 )
 
 
