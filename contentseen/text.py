@@ -76,15 +76,6 @@ _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "compleme
 _BLANKS = " \t\n\r\f\v\xa0"
 _BLANK_BYTES = (b" ", b"\t", b"\n", b"\r", b"\f", b"\v")  # and U+00A0, two bytes
 
-# Elements whose content the tree builder reads as text up to their end tag (raw text: script,
-# style, iframe...; escapable: title, textarea). Written self-closed as XHTML allows, they are
-# not closed in HTML: a Debian-rewritten page's "<iframe .../>" in its menu made the rest of
-# the page the iframe's invisible text, and every page of the site was its menu alone. Closed
-# where written so, as the author meant and as an XML-minded spider's parser reads them.
-_RAW_TEXT_NAMES = "script|style|iframe|noembed|noframes|noscript|xmp|textarea|title"
-_SELF_CLOSED_RAW = re.compile(f"<({_RAW_TEXT_NAMES})(\\s[^<>]*?)?/>", re.IGNORECASE)
-_SELF_CLOSED_RAW_AT = re.compile(_SELF_CLOSED_RAW.pattern.encode(), re.IGNORECASE)  # matched at a tag
-
 MAX_DEPTH = 512
 MAX_STEPS = 64
 # A block of more element children than this is content itself (a long list, table or log).
@@ -301,9 +292,9 @@ class Extractor:
             kids[j].decompose()
 
 
-def close_raw_text(html: str) -> str:
+def _close_raw_text(html: str) -> str:
     """``html`` with its self-closed raw-text elements (``<iframe .../>``, ``<title/>``) closed by
-    an end tag: see ``_SELF_CLOSED_RAW``."""
+    an end tag: see ``_SWALLOWERS``."""
     return _SELF_CLOSED_RAW.sub(r"<\1\2></\1>", html)
 
 
@@ -387,6 +378,15 @@ _VOID = frozenset("area base br col embed hr img input link meta param source tr
 _SELF_CLOSING_RUN = frozenset("li p dt dd option tr td th".split())
 _NAME_BYTES = 4  # of a tag name, enough to tell void elements (frameset counts as frame)
 _RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+# Elements that hold the rest of the page when written self-closed, as XHTML allows: HTML does
+# not close them there. The raw-text ones read it as their text (a Debian-rewritten page's
+# "<iframe .../>" in its menu made the rest of the page invisible, and every page of the site
+# its menu alone), and noscript holds it as its children, which are not shown. Closed where
+# written so, as the author meant and as an XML-minded spider's parser reads them; not
+# plaintext, which no end tag closes.
+_SWALLOWERS = sorted((_RAW_TEXT - {"plaintext"}) | {"noscript"})
+_SELF_CLOSED_RAW = re.compile(f"<({'|'.join(_SWALLOWERS)})(\\s[^<>]*?)?/>", re.IGNORECASE)
+_SELF_CLOSED_RAW_AT = re.compile(_SELF_CLOSED_RAW.pattern.encode(), re.IGNORECASE)  # matched at a tag
 _CLOSES_P = frozenset("address article aside blockquote center details dialog dir div dl fieldset "
                       "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main menu "
                       "nav ol p pre section summary table ul".split())
@@ -402,34 +402,30 @@ _SCOPE = {"p": frozenset("button table td th caption object template html".split
 _FOREIGN = frozenset(("svg", "math"))
 
 
-def too_deep(html: str) -> bool:
-    """Whether ``html`` nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic).
-
-    First a bound in numpy: at any point the depth is at most the number of elements opened and
-    not yet closed by an end tag of their name (void elements, and those that cannot hold
-    themselves -- ``<li>``, ``<p>``, ``<td>``... -- left out; a stray end tag closes nothing).
-    Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan stopping
-    once it is that deep.
-    """
-    return _prepared(html, close=False)[1]
-
-
 def _prepared(html: str, close: bool = True) -> tuple[str, bool]:
-    """``html`` with its self-closed raw-text elements closed (``close_raw_text``; the tags are
-    found in the scan ``too_deep`` makes anyway, so a page without one costs nothing more), and
-    whether it nests too deep (``too_deep``)."""
+    """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), and whether
+    it nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic). One numpy scan
+    of the tags serves both: a self-closed element is looked for only at tags of such a name, so
+    a page without one costs nothing more.
+
+    The depth: first a bound in numpy: at any point the depth is at most the number of elements
+    opened and not yet closed by an end tag of their name (void elements, and those that cannot
+    hold themselves -- ``<li>``, ``<p>``, ``<td>``... -- left out; a stray end tag closes
+    nothing). Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan
+    stopping once it is that deep.
+    """
     raw = html.encode("utf-8", "replace")
     data = np.frombuffer(raw + b"\0" * _NAME_BYTES, dtype=np.uint8)
     lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
     if len(lt) <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
-        return (close_raw_text(html) if close else html), False
+        return (_close_raw_text(html) if close else html), False
     end = data[lt + 1] == _SLASH
     name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
     keys = _name_keys(name)
     if close:
-        starts = lt[~end & np.isin(keys, _RAW_TEXT_KEYS)].tolist()
+        starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
         if any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
-            return _prepared(close_raw_text(html), close=False)
+            return _prepared(_close_raw_text(html), close=False)
     tag = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z")) & ~_is_flat(keys)
     if int(np.count_nonzero(tag & ~end)) <= MAX_DEPTH:
         return html, False
@@ -490,7 +486,7 @@ def _keys_of(names) -> np.ndarray:
 
 
 _FLAT_KEYS = _keys_of(_VOID | _SELF_CLOSING_RUN)
-_RAW_TEXT_KEYS = _keys_of(_RAW_TEXT_NAMES.split("|"))
+_SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
 
 
 def _tag_depth(html: str) -> int:
