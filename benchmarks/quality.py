@@ -54,7 +54,7 @@ from contentseen.text import Extractor  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 
 DEBIAN = {
-    "python-doc": ("python3-doc", "/usr/share/doc/python3*/html"),
+    "python-doc": ("python3-doc", "/usr/share/doc/python3.*/html"),  # python3.X-doc, not python3-foo
     "git-doc": ("git-doc", "/usr/share/doc/git-doc"),
 }
 
@@ -140,6 +140,9 @@ def variants(default: Scheme) -> list[tuple[str, Scheme]]:
         ("a sliver block decides alone (v5)", ext(min_share=0)),
         ("a heading before a child does not stop the narrowing (v6)", ext(titled_sections=False)),
         ("a child named footer or copyright may be the content (v6)", ext(closing_names=False)),
+        ("a block of closing matter alone may be the content (v7)", ext(closing_steps_back=False)),
+        ("text weighed in characters (v7)", ext(weigh_bytes=False)),
+        ("a heading after a child does not stop the narrowing (v7)", ext(headings_after=False)),
         ("edge elements up to 0.1 each", ext(edge_share=0.1)),
         ("edge elements up to 1/2 each", ext(edge_share=0.5)),
         ("dominant block share 2/3", ext(dominant_share=2 / 3)),
