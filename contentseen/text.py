@@ -74,7 +74,7 @@ _MAIN_TAGS = frozenset(("main", "article"))
 _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
 _BLANKS = " \t\n\r\f\v\xa0"
-_BLANK_BYTES = (b" ", b"\t", b"\n", b"\r", b"\f", b"\v")  # and U+00A0, two bytes
+_BLANK_BYTES = b" \t\n\r\f\v"  # and U+00A0, two bytes
 
 MAX_DEPTH = 512
 MAX_STEPS = 64
@@ -324,7 +324,7 @@ def _chars(node, in_bytes: bool = True) -> int:
     if not in_bytes:
         return _nonblank(node.text(separator=""))
     data = node.text(separator="").encode("utf-8", "replace")
-    return len(data) - sum(map(data.count, _BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
+    return len(data.translate(None, _BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")  # one pass, not six
 
 
 def _share(content: str, whole: str) -> float:
