@@ -6,7 +6,7 @@ reader sees, menus included); the content text depends on the mode:
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
   page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v8):
+  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v9):
 
   1. from the body down, while one child element holds more than half of the text
      (``dominant_share``), step into it -- a page template's content ``<div>``, without the
@@ -32,7 +32,9 @@ reader sees, menus included); the content text depends on the mode:
      into (``body_edges``): a banner or notice injected around a page of links is most of its
      text outside links, and would otherwise become its content on the copy alone. The child
      holding the most text outside links is such an edge only as the first or last child
-     holding text (a release list between a heading and a closing paragraph is not);
+     holding text (a release list between a heading and a closing paragraph is not), and a
+     titled block (a heading and more text beside it) never is (``titled_not_edge``, v9: a
+     main column beside a larger table of contents);
   2. from the block reached, the elements at its start and end that are small (each at most
      ``edge_share`` of its text) and unlike their siblings (a banner line, a cookie notice, a
      "last updated" line, a page heading) are left out;
@@ -143,6 +145,13 @@ class Extractor:
     # Nor into a child before a sibling holding a heading (v8): the child is the preamble of
     # titled sections (an index's introduction before its lettered lists), not the block.
     headings_after: bool = True
+    # Nor is a titled block ever one of the body's edge elements (v9): a notice, banner or
+    # mirror line is a line of text; an element holding a heading and more text outside links
+    # beside it than in it is a column of content. Scribble's main column, smaller than the
+    # table of contents beside it and last in the body, was passed over as an edge and the
+    # contents taken for the page. (A title alone stays an edge: taken for the content, it
+    # made SQLite's, groff's and libxslt's link pages their heading.)
+    titled_not_edge: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -227,7 +236,7 @@ class Extractor:
                 # nothing else holds such text (a short page beside an unmarked menu).
                 # (v8: the element holding most of it is found among those not closing matter)
                 tops = _weighed_out(frees, free, closing)[0] if self.closing_steps_back else frees
-                edges = self._edges(kids, totals, total, 1.0, tops)
+                edges = self._edges(kids, totals, total, 1.0, tops, copies if self.titled_not_edge else None)
                 if weight > sum(sizes[j] for j in edges):
                     candidates, rest = _weighed_out(candidates, rest, edges)
             candidates, rest = _weighed_out(candidates, rest, [j for j in closing if candidates[j]])
@@ -255,17 +264,19 @@ class Extractor:
         return node
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
-               free: list[int] | None = None) -> list[int]:
+               free: list[int] | None = None, copies: list | None = None) -> list[int]:
         """The elements of ``kids`` at the block's start and end (elements without text passed
         over) that hold text, at most ``edge_share`` of ``weight`` each, and have no sibling of
         the same kind; none when they would hold more than ``most`` (default ``edge_total``)
         of it or nothing would be left. Given each element's text outside links (``free``), the
-        one holding the most of it is an edge only as the first or last element holding text."""
+        one holding the most of it is an edge only as the first or last element holding text;
+        given their copies without links, no titled block (``_titled_block``) is one."""
         limit = self.edge_share * weight
 
         def droppable(j: int) -> bool:
             return sizes[j] <= limit and not any(
-                k != j and _same_kind(other, kids[j]) for k, other in enumerate(kids))
+                k != j and _same_kind(other, kids[j]) for k, other in enumerate(kids)) and not (
+                copies is not None and _titled_block(copies[j], self.weigh_bytes))
 
         edges: list[int] = []
         # The element holding the most text outside links (``free``) is an edge only as the
@@ -364,6 +375,16 @@ def _weighed_out(candidates: list[int], rest: int, out: list[int]) -> tuple[list
 def _has_heading(node) -> bool:
     """Whether ``node`` is or holds a heading element (css matches the node itself too)."""
     return node.css_first("h1, h2, h3, h4, h5, h6") is not None
+
+
+def _titled_block(copy, in_bytes: bool) -> bool:
+    """Whether a node (its copy without links) holds a heading and more text outside links
+    beside its headings than in them: a titled block of content, not a title alone."""
+    headings = copy.css("h1, h2, h3, h4, h5, h6")
+    if not headings:
+        return False
+    titles = sum(_chars(h, in_bytes) for h in headings)  # nested headings are not: HTML closes them
+    return _chars(copy, in_bytes) > 2 * titles
 
 
 def _same_kind(a, b) -> bool:

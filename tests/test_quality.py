@@ -648,3 +648,52 @@ def test_an_index_introduction_before_its_lettered_lists_is_not_the_content():
     before = Scheme(extractor=Extractor(headings_after=False))
     old = before.build()
     assert old.extractor.texts(c).content == old.extractor.texts(u).content  # the introduction alone
+
+
+def _scribble_page(form: str, text: str) -> str:
+    """A page of Racket's reference as Scribble writes it: the contents of its chapter in a
+    column of links beside the main column, which holds the page's title and a short text."""
+    toc = "".join(f"<tr><td>3.{n}&nbsp;</td><td><a href='sec{n}.html' class='tocviewlink'>Section {n} on "
+                  f"syntactic forms and their keywords</a></td></tr>" for n in range(1, 31))
+    nav = ("<div class='navsettop'><span class='navleft'><a href='index.html'>top</a></span><span class='navright'>"
+           "<a href='prev.html'>prev</a> <a href='up.html'>up</a> <a href='next.html'>next</a></span></div>")
+    return ("<!DOCTYPE html><html><head><title>The Racket Reference</title></head><body>"
+            f"<div class='tocset'><div class='tocview'><table>{toc}</table></div></div>"
+            f"<div class='maincolumn'><div class='main'>{nav}<h4>syntax (<a href='#'>{form}</a> . form)</h4>"
+            f"<div class='SIntrapara'>{text}</div>{nav.replace('top', 'bottom', 1)}</div></div>"
+            "<div id='contextindicator'>&nbsp;</div></body></html>")
+
+
+def test_a_main_column_after_a_larger_table_of_contents_is_not_an_edge():
+    """Found on a held-out tree (Racket's reference, Scribble) under extraction v8: on 6 of 225
+    pages the main column, smaller with its links than the chapter's contents beside it and last
+    in the body, was passed over as the body's edge (the rule for a notice added to a page of
+    links), and the contents taken for the page: four pages of one chapter had the same content.
+    An element holding a heading is never one of the body's edges (v9)."""
+    from contentseen.fingerprints import Scheme, same_page
+    from contentseen.text import Extractor
+
+    a = _scribble_page("#%top-interaction", "Expands to simply form. The form is similar to app and module-begin, "
+                       "in that it provides a hook to control interactive evaluation through load.")
+    b = _scribble_page("when", "Evaluates test-expr. If the result is false, then the result of the when "
+                       "expression is void; otherwise, the bodys are evaluated, and the last result is returned.")
+    scheme = Scheme()
+    pf = scheme.build()
+    assert "interactive evaluation" in pf.extractor.texts(a).content
+    assert "Section 1" not in pf.extractor.texts(a).content
+    fa, fb = pf.of_html(a), pf.of_html(b)
+    assert fa.fingerprint != fb.fingerprint and not same_page(fa, fb, scheme) and not same_page(fb, fa, scheme)
+    # a notice added at the end of the body is still an edge: the copy is dropped
+    notice = a.replace("<div id='contextindicator'>", "<div class='site-notice'>This site uses cookies to "
+                       "measure its audience. <button>OK</button></div><div id='contextindicator'>")
+    assert same_page(pf.of_html(notice), fa, scheme)
+    old = Scheme(extractor=Extractor(titled_not_edge=False)).build()
+    assert old.extractor.texts(a).content == old.extractor.texts(b).content  # the contents, on both
+    # A title alone is no such block: an index page of links (SQLite's list of documents) is
+    # not narrowed to its heading (under v8 and v9 it is narrowed to its tagline, a sliver).
+    links = "".join(f"<li><a href='doc{n}.html'>Document number {n} of the library</a></li>" for n in range(60))
+    index = ("<html><body><div class='nosearch'>Small. Fast. Reliable. Choose any three. Search the documentation: "
+             "<a href='/'>Home</a> <a href='/m'>Menu</a>"
+             "</div><h2 align='center'>Alphabetical List Of Documents</h2><div class='rightsidebar'>See Also: "
+             f"<a href='cat.html'>Categorical Document List</a></div><ol>{links}</ol></body></html>")
+    assert "Alphabetical" not in pf.extractor.texts(index).content
