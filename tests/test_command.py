@@ -13,7 +13,7 @@ import pytest
 from conftest import run_cli
 from redis_server import redis_server, redis_url  # noqa: F401  (fixtures)
 
-from contentseen.fingerprints import Scheme
+from contentseen.fingerprints import EXTRACTION_VERSION, Scheme
 from contentseen.stores import open_store
 
 MODULE = "contentseen.cli.command"
@@ -49,7 +49,7 @@ def store_url(request, tmp_path) -> str:
 def test_info_find_export_import_delete_prune_reset(store_url, tmp_path):
     code, out, err = cli("info", store_url)
     assert code == 0, err
-    assert "fingerprints: 5" in out and "scheme extract: main/v8" in out and "scheme page_distance: 10" in out
+    assert "fingerprints: 5" in out and f"scheme extract: main/v{EXTRACTION_VERSION}" in out and "scheme page_distance: 10" in out
     assert "oldest: " in out and "newest: " in out
     size = re.search(r"^(size on disk|server memory): (\d+) bytes", out, re.M)
     assert size and int(size[2]) > 10_000, out  # a file of pages, or a server's used_memory
