@@ -143,6 +143,7 @@ def variants(default: Scheme) -> list[tuple[str, Scheme]]:
         ("a block of closing matter alone may be the content (v7)", ext(closing_steps_back=False)),
         ("text weighed in characters (v7)", ext(weigh_bytes=False)),
         ("a heading after a child does not stop the narrowing (v7)", ext(headings_after=False)),
+        ("a titled block may be one of the body's edges (v8)", ext(titled_not_edge=False)),
         ("edge elements up to 0.1 each", ext(edge_share=0.1)),
         ("edge elements up to 1/2 each", ext(edge_share=0.5)),
         ("dominant block share 2/3", ext(dominant_share=2 / 3)),

@@ -383,7 +383,7 @@ def _titled_block(copy, in_bytes: bool) -> bool:
     headings = copy.css("h1, h2, h3, h4, h5, h6")
     if not headings:
         return False
-    titles = sum(_chars(h, in_bytes) for h in headings)  # nested headings are not: HTML closes them
+    titles = sum(_chars(h, in_bytes) for h in headings)  # never nested: a heading closes an open one
     return _chars(copy, in_bytes) > 2 * titles
 
 

@@ -669,7 +669,7 @@ def test_a_main_column_after_a_larger_table_of_contents_is_not_an_edge():
     pages the main column, smaller with its links than the chapter's contents beside it and last
     in the body, was passed over as the body's edge (the rule for a notice added to a page of
     links), and the contents taken for the page: four pages of one chapter had the same content.
-    An element holding a heading is never one of the body's edges (v9)."""
+    A titled block, a heading and more text beside it, is never one of the body's edges (v9)."""
     from contentseen.fingerprints import Scheme, same_page
     from contentseen.text import Extractor
 
