@@ -37,7 +37,8 @@ reader sees, menus included); the content text depends on the mode:
      main column beside a larger table of contents);
   2. from the block reached, the elements at its start and end that are small (each at most
      ``edge_share`` of its text) and unlike their siblings (a banner line, a cookie notice, a
-     "last updated" line, a page heading) are left out;
+     "last updated" line, a page heading) are left out; from the body kept whole, the edge
+     elements step 1 weighed it without too (``body_edges_left_out``, v9);
   3. a block that holds less than ``min_share`` of the page's visible text (a site tagline in
      a header, the one sentence of a page of links or images) is no evidence on its own: the
      page is marked ``sliver``, and its content fingerprint counts the whole text too, twice
@@ -152,6 +153,12 @@ class Extractor:
     # contents taken for the page. (A title alone stays an edge: taken for the content, it
     # made SQLite's, groff's and libxslt's link pages their heading.)
     titled_not_edge: bool = True
+    # The body kept whole is left without the edge elements it was weighed without (v9), as
+    # well as those found again by text outside links alone: a banner line added to a short
+    # page of loose text (LaTeX2HTML's) is more than a third of its text outside links, so it
+    # stayed; and a footer line added after a page's last list (Postfix's) hides the list
+    # from the first rule, which the second finds.
+    body_edges_left_out: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -213,6 +220,7 @@ class Extractor:
         closing_blocks: set[int] = set()  # blocks found to hold closing matter only (mem_id)
         for _ in range(MAX_STEPS):
             kids, copies = _elements(node), _elements(copy)
+            body_out: list[int] = []  # the body's edge elements weighed out here
             if not kids or len(kids) > MAX_KIDS:
                 return node
             frees = [_chars(k, weigh) for k in copies]
@@ -239,6 +247,7 @@ class Extractor:
                 edges = self._edges(kids, totals, total, 1.0, tops, copies if self.titled_not_edge else None)
                 if weight > sum(sizes[j] for j in edges):
                     candidates, rest = _weighed_out(candidates, rest, edges)
+                    body_out = edges
             candidates, rest = _weighed_out(candidates, rest, [j for j in closing if candidates[j]])
             if closing and not rest and path and self.closing_steps_back:
                 # All this block holds outside links is closing matter (a layout table around a
@@ -260,7 +269,8 @@ class Extractor:
         else:
             return node
         if self.edge_share > 0:
-            self._drop_edges(kids, sizes, weight)
+            # The body kept whole is left without the edges it was weighed without too.
+            self._drop_edges(kids, sizes, weight, body_out if self.body_edges_left_out else [])
         return node
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
@@ -297,9 +307,9 @@ class Extractor:
             return []
         return edges
 
-    def _drop_edges(self, kids: list, sizes: list[int], weight: int) -> None:
-        """Remove the block's edge elements (``_edges``) from it."""
-        for j in self._edges(kids, sizes, weight):
+    def _drop_edges(self, kids: list, sizes: list[int], weight: int, also: list[int]) -> None:
+        """Remove the block's edge elements (``_edges``) and the elements ``also`` from it."""
+        for j in set(self._edges(kids, sizes, weight)).union(also):
             kids[j].decompose()
 
 
