@@ -733,3 +733,23 @@ def test_a_banner_added_to_a_short_page_of_loose_text_is_left_out():
     assert not same_page(pf.of_html(other), pf.of_html(page), scheme)
     old = Extractor(body_edges_left_out=False)
     assert "Tailspin" in old.texts(copy).content
+
+
+def test_a_footer_line_after_a_pages_last_list_leaves_the_list_an_edge():
+    """Postfix's README pages: the body is kept whole and its last list of links is an edge. A
+    mirror's footer line after it hides it from the body's rule (the element holding the most
+    text outside links is an edge only as the last one holding text), while the rule by text
+    outside links alone still finds it: the body is left without both rules' edges (v9), so the
+    copy's content is the page's (with the first rule's edges alone, 432 words against 312)."""
+    from contentseen.text import Extractor
+
+    paras = "".join(f"<h2>Part {n}</h2><p>Postfix can use PCRE lookup tables number {n} for its maps, "
+                    "which makes the configuration shorter than a long list of patterns would be.</p>"
+                    for n in range(12))
+    links = "".join(f"<li><a href='p{n}.html'>postconf parameter {n}</a>: what the mail system does here</li>"
+                    for n in range(12))
+    page = f"<html><body><h1>PCRE support</h1><hr>{paras}<ul>{links}</ul></body></html>"
+    copy = page.replace("</body>", "<p class='mirror-footer'>Mirrored by Tailspin Hosting.</p></body>")
+    ext = Extractor()
+    assert "PCRE lookup tables number 3" in ext.texts(page).content
+    assert ext.texts(copy).content == ext.texts(page).content
