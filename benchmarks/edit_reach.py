@@ -33,9 +33,9 @@ PYTHON_DOC = "/usr/share/doc/python3.*/html/library/*.html"
 LENGTHS = (10, 20, 30, 45, 60, 100, 150, 200, 300, 400, 600)
 
 
-def content_words(pages: int, seed: int) -> tuple[str, list[list[str]]]:
-    """The corpus's name and the content text words of up to ``pages`` pages of at least 800."""
-    extract = Scheme().build().extractor.texts
+def content_words(extract, pages: int, seed: int) -> tuple[str, list[list[str]]]:
+    """The corpus's name and the content text words (by ``extract``, an ``Extractor.texts``) of
+    up to ``pages`` pages of at least 800."""
     files = sorted(glob.glob(PYTHON_DOC))
     if files:
         htmls = [Path(f).read_text("utf-8", "replace") for f in random.Random(seed).sample(files, min(pages, len(files)))]
@@ -54,8 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     scheme = Scheme()
-    fingerprint = scheme.build().of_text
-    name, texts = content_words(args.pages, args.seed)
+    pages = scheme.build()
+    fingerprint = pages.of_text
+    name, texts = content_words(pages.extractor.texts, args.pages, args.seed)
     if not texts:
         print("no page of 800 words of content text found", file=sys.stderr)
         return 1

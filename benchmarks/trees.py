@@ -33,10 +33,10 @@ tree since; the other two measured before and after that rule); then FFmpeg's AP
 default template: one false drop, fixed by v8's fourth rule, a tuning tree since) and Doxygen's
 own manual, measured once; then, after that rule, groff's manual of pic (grohtml) and libxslt's
 API reference (libxml2's own XSLT), measured once; then, after v8, ten more, measured once:
-Racket's reference (Scribble: its main column taken for an edge on 6 pages, studied and fixed by
-extraction v9, a tuning tree since, as gnuplot's is since v9's second rule), Nim's docgen, Halibut, Postfix's pages, Scaladoc,
-LilyPond's texi2html in Japanese, Sphinx under CMake's theme and Alabaster, and LibreOffice's
-help in Greek and Khmer.
+Racket's reference (Scribble: its main column taken for an edge on 6 pages, studied and fixed
+by extraction v9, a tuning tree since, as gnuplot's is since v9's second rule), Nim's docgen,
+Halibut, Postfix's pages, Scaladoc, LilyPond's texi2html in Japanese, Sphinx under CMake's
+theme and Alabaster, and LibreOffice's help in Greek and Khmer.
 
 Usage::
 

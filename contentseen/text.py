@@ -382,15 +382,18 @@ def _weighed_out(candidates: list[int], rest: int, out: list[int]) -> tuple[list
     return candidates, rest
 
 
+_HEADINGS = "h1, h2, h3, h4, h5, h6"
+
+
 def _has_heading(node) -> bool:
     """Whether ``node`` is or holds a heading element (css matches the node itself too)."""
-    return node.css_first("h1, h2, h3, h4, h5, h6") is not None
+    return node.css_first(_HEADINGS) is not None
 
 
 def _titled_block(copy, in_bytes: bool) -> bool:
     """Whether a node (its copy without links) holds a heading and more text outside links
     beside its headings than in them: a titled block of content, not a title alone."""
-    headings = copy.css("h1, h2, h3, h4, h5, h6")
+    headings = copy.css(_HEADINGS)
     if not headings:
         return False
     titles = sum(_chars(h, in_bytes) for h in headings)  # never nested: a heading closes an open one
