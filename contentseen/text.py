@@ -64,6 +64,11 @@ import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
+try:  # the optional C build (setup.py); without it the tags are scanned in numpy
+    from . import _speedups
+except ImportError:  # pragma: no cover - depends on the install
+    _speedups = None
+
 Extract = Literal["main", "body"]
 EXTRACT_MODES: tuple[str, ...] = ("main", "body")
 
@@ -438,34 +443,52 @@ _FOREIGN = frozenset(("svg", "math"))
 
 def _prepared(html: str, close: bool = True) -> tuple[str, bool]:
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), and whether
-    it nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic). One numpy scan
-    of the tags serves both: a self-closed element is looked for only at tags of such a name, so
-    a page without one costs nothing more.
+    it nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic). One scan of the
+    tags (``_tag_scan``) serves both: a self-closed element is looked for only at tags of such a
+    name, so a page without one costs nothing more.
 
-    The depth: first a bound in numpy: at any point the depth is at most the number of elements
-    opened and not yet closed by an end tag of their name (void elements, and those that cannot
-    hold themselves -- ``<li>``, ``<p>``, ``<td>``... -- left out; a stray end tag closes
-    nothing). Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag, the scan
-    stopping once it is that deep.
+    The depth: first a bound from the scan: at any point the depth is at most the number of
+    elements opened and not yet closed by an end tag of their name (void elements, and those
+    that cannot hold themselves -- ``<li>``, ``<p>``, ``<td>``... -- left out; a stray end tag
+    closes nothing). Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag,
+    the scan stopping once it is that deep.
     """
     raw = html.encode("utf-8", "replace")
+    tags, start_tags, bound, starts = _tag_scan(raw)
+    if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
+        return (_close_raw_text(html) if close else html), False
+    if close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
+        return _prepared(_close_raw_text(html), close=False)
+    if start_tags <= MAX_DEPTH or bound <= MAX_DEPTH:
+        return html, False
+    return html, _tag_depth(html) > MAX_DEPTH
+
+
+def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int]]:
+    """The tags of ``raw`` (UTF-8 HTML): how many ``<`` it holds; how many start tags of
+    elements (a name starting with a letter, neither void nor of ``_SELF_CLOSING_RUN``); the most
+    such elements open at once by ``_open_elements_bound``; and where the start tags of
+    ``_SWALLOWERS`` are. Names are told apart by their first ``_NAME_BYTES`` bytes. In C when
+    built (``contentseen/_speedups.c``), else in numpy (``_tag_scan_numpy``): the same figures."""
+    if _speedups is not None:
+        return _speedups.tag_scan(raw, _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES)
+    return _tag_scan_numpy(raw)
+
+
+def _tag_scan_numpy(raw: bytes) -> tuple[int, int, int, list[int]]:
+    """``_tag_scan`` in numpy."""
     data = np.frombuffer(raw + b"\0" * _NAME_BYTES, dtype=np.uint8)
     lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
-    if len(lt) <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
-        return (_close_raw_text(html) if close else html), False
+    if not len(lt):
+        return 0, 0, 0, []
     end = data[lt + 1] == _SLASH
     name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
     keys = _name_keys(name)
-    if close:
-        starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
-        if any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
-            return _prepared(_close_raw_text(html), close=False)
+    starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
     tag = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z")) & ~_is_flat(keys)
-    if int(np.count_nonzero(tag & ~end)) <= MAX_DEPTH:
-        return html, False
-    if _open_elements_bound(keys[tag], np.where(end[tag], -1, 1)) <= MAX_DEPTH:
-        return html, False
-    return html, _tag_depth(html) > MAX_DEPTH
+    start_tags = int(np.count_nonzero(tag & ~end))
+    bound = _open_elements_bound(keys[tag], np.where(end[tag], -1, 1)) if start_tags else 0
+    return len(lt), start_tags, bound, starts
 
 
 def _open_elements_bound(keys: np.ndarray, steps: np.ndarray) -> int:
@@ -521,6 +544,7 @@ def _keys_of(names) -> np.ndarray:
 
 _FLAT_KEYS = _keys_of(_VOID | _SELF_CLOSING_RUN)
 _SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
+_FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES = _FLAT_KEYS.astype(np.uint32).tobytes(), _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 
 def _tag_depth(html: str) -> int:

@@ -19,10 +19,23 @@ import os
 import re
 from collections import Counter
 from functools import lru_cache
+from dataclasses import dataclass
 from itertools import filterfalse
 from typing import Mapping, Sequence
 
+import numpy as np
+from xxhash import xxh64_intdigest as _hash64
+
 from .errors import ContentSeenError
+
+try:  # the optional C build (setup.py); without it tokens are counted in Python
+    from . import _speedups
+except ImportError:  # pragma: no cover - depends on the install
+    _speedups = None
+_DIGITS, _OTHERS = 1, 2  # the scan's piece flags
+# Above this share of distinct pieces holding other characters than ASCII, hashed_tokens leaves
+# a text to token_counts: the Python work is then the same, and the hashing an extra cost.
+_MOST_OTHERS = 0.25
 
 _LETTERS = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
 
@@ -114,11 +127,81 @@ def _pieces(text: str) -> tuple[list[bytes], bool]:
     with a dash, a quote or an accent) need splitting further by the regular expressions. The
     last two texts' are kept: a page's content is split once for its counts and its sequence
     (do not change the list)."""
+    data = _encoded(text).translate(_ALNUM_OR_UTF8)
+    return data.split(), data.isascii()
+
+
+def _encoded(text: str) -> bytes:
+    """``text`` as UTF-8, its frequent non-ASCII separators made spaces."""
     if not text.isascii():
         for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
             text = text.replace(space, " ")
-    data = text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8)
-    return data.split(), data.isascii()
+    return text.encode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class HashedTokens:
+    """``token_counts(text)`` with each token as its xxh64 (seed 0, as ``HashedFeatures`` hashes
+    words), in the same order, and ``word_sequence(text)`` hashed so: what the default scheme's
+    fingerprints are made of, without a bytes object or a dict entry per token."""
+
+    hashes: np.ndarray  # uint64, one per distinct token
+    counts: np.ndarray  # int64
+    digits: np.ndarray  # bool: the token is digits only
+    sequence: np.ndarray  # uint64: the words of word_sequence, in order
+
+    def without_numbers(self) -> "HashedTokens":
+        """These tokens less those made of digits only (``without_numbers``)."""
+        keep = ~self.digits
+        return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence)
+
+
+def hashed_tokens(text: str) -> HashedTokens | None:
+    """``HashedTokens`` of ``text``, by the C token scan (``contentseen/_speedups.c``); None
+    where it is not built (then ``token_counts`` is the way). Pieces holding other characters
+    than ASCII are split by the same regular expressions as in ``token_counts``; where they are
+    more than ``_MOST_OTHERS`` of the distinct pieces, None too (``token_counts`` is faster)."""
+    if _speedups is None:
+        return None
+    raw_hashes, raw_counts, raw_flags, raw_sequence, others = _speedups.scan(_encoded(text))
+    hashes = np.frombuffer(raw_hashes, dtype=np.uint64)
+    counts = np.frombuffer(raw_counts, dtype=np.int64)
+    flags = np.frombuffer(raw_flags, dtype=np.uint8)
+    order = np.frombuffer(raw_sequence, dtype=np.int32)  # each piece's distinct index
+    if len(others) > _MOST_OTHERS * len(hashes):
+        return None
+    if not others:
+        digits = flags == _DIGITS
+        return HashedTokens(hashes, counts, digits, hashes[order[~digits[order]]])
+    # As token_counts does with a Counter, keyed by hash: each piece with other characters is
+    # taken out and its tokens counted in, new ones after all others.
+    merged = dict(zip(hashes.tolist(), counts.tolist()))
+    numbers = set(hashes[flags == _DIGITS].tolist())
+    words_of: dict[int, list[int]] = {}  # a piece's words in word_sequence, hashed
+    for k, piece in others:
+        n = merged.pop(int(hashes[k]))
+        text_of = piece.decode("utf-8").casefold()
+        for token, m in Counter(_tokens(text_of)).items():
+            data = token.encode()
+            h = _hash64(data)
+            merged[h] = merged.get(h, 0) + n * m
+            if data.isdigit():
+                numbers.add(h)
+        words_of[k] = [_hash64(w) for w in map(str.encode, _RUN.findall(text_of)) if not w.isdigit()]
+    keys = np.fromiter(merged, dtype=np.uint64, count=len(merged))
+    digits = np.fromiter((h in numbers for h in merged), dtype=bool, count=len(merged))
+    # The sequence: each piece's words, one for an ASCII piece (none for a number), those of
+    # words_of for the others, looked up in one array of all of them (no loop over pieces).
+    lengths = (flags != _DIGITS).astype(np.int64)
+    offsets = np.arange(len(hashes), dtype=np.int64)
+    extra: list[int] = []
+    for k, _ in others:
+        lengths[k], offsets[k] = len(words_of[k]), len(hashes) + len(extra)
+        extra += words_of[k]
+    words = np.concatenate((hashes, np.array(extra, dtype=np.uint64)))
+    run = lengths[order]
+    at = np.repeat(offsets[order] - (np.cumsum(run) - run), run) + np.arange(int(run.sum()))
+    return HashedTokens(keys, np.fromiter(merged.values(), dtype=np.int64, count=len(merged)), digits, words[at])
 
 
 def word_sequence(text: str) -> list[bytes]:

@@ -1,0 +1,438 @@
+/* Two scans of contentseen in C, an optional build (without it the same is done in Python):
+   the token scan of contentseen.tokens and the tag scan of contentseen.text.
+
+   scan(data) reads ``data`` (UTF-8 bytes) as tokens._pieces does -- ASCII letters lower-cased,
+   digits and bytes >= 0x80 kept, every other byte a separator -- and returns
+
+     (hashes, counts, flags, sequence, others)
+
+   hashes   bytes: the xxh64 (seed 0) of each distinct piece, uint64 in native order, in the order
+            each piece is first met (a Counter's order);
+   counts   bytes: how often each occurs, int64;
+   flags    bytes: one per distinct piece, 1 = digits only, 2 = holds a byte >= 0x80;
+   sequence bytes: for every piece in order, the index of its distinct piece, int32;
+   others   list of (index, piece bytes) of the distinct pieces holding a byte >= 0x80, in order:
+            the Python side splits those by its regular expressions.
+
+   Pieces are told apart by their 64-bit hash; two distinct pieces of one page sharing one is a
+   chance of about n^2 / 2^65.
+
+   tag_scan(raw, flat_keys, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
+   text._prepared's numpy scan does: see tag_scan below.
+
+   Nothing here allocates more than a constant times the input's length. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P1 11400714785074694791ULL
+#define P2 14029467366897019727ULL
+#define P3 1609587929392839161ULL
+#define P4 9650029242287828579ULL
+#define P5 2870177450012600261ULL
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline uint64_t read64(const uint8_t *p) {
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+static inline uint32_t read32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t xxh_round(uint64_t acc, uint64_t input) {
+    acc += input * P2;
+    acc = rotl64(acc, 31);
+    return acc * P1;
+}
+
+static inline uint64_t xxh_merge(uint64_t acc, uint64_t val) {
+    acc ^= xxh_round(0, val);
+    return acc * P1 + P4;
+}
+
+/* XXH64 (Yann Collet's specification), seed 0: the hash the xxhash package gives. */
+static uint64_t xxh64(const uint8_t *p, size_t len) {
+    const uint8_t *end = p + len;
+    uint64_t h;
+    if (len >= 32) {
+        const uint8_t *limit = end - 32;
+        uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = (uint64_t)0 - P1;
+        do {
+            v1 = xxh_round(v1, read64(p));
+            v2 = xxh_round(v2, read64(p + 8));
+            v3 = xxh_round(v3, read64(p + 16));
+            v4 = xxh_round(v4, read64(p + 24));
+            p += 32;
+        } while (p <= limit);
+        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+        h = xxh_merge(h, v1);
+        h = xxh_merge(h, v2);
+        h = xxh_merge(h, v3);
+        h = xxh_merge(h, v4);
+    } else {
+        h = P5;
+    }
+    h += (uint64_t)len;
+    while (p + 8 <= end) {
+        h ^= xxh_round(0, read64(p));
+        h = rotl64(h, 27) * P1 + P4;
+        p += 8;
+    }
+    if (p + 4 <= end) {
+        h ^= (uint64_t)read32(p) * P1;
+        h = rotl64(h, 23) * P2 + P3;
+        p += 4;
+    }
+    while (p < end) {
+        h ^= (uint64_t)(*p) * P5;
+        h = rotl64(h, 11) * P1;
+        p++;
+    }
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    h ^= h >> 32;
+    return h;
+}
+
+/* 0: a separator; else the byte the piece holds (ASCII letters lower-cased). */
+static uint8_t piece_byte[256];
+
+typedef struct {
+    uint64_t *hashes;
+    int64_t *counts;
+    uint8_t *flags;
+    Py_ssize_t *starts, *lens; /* where each distinct piece was first met */
+    Py_ssize_t n, cap;
+    int32_t *slots; /* open addressing: index + 1, 0 = empty; at most half full */
+    size_t mask;
+} Table;
+
+/* Room for twice as many distinct pieces (without the GIL: raw allocators); 0 on no memory. */
+static int table_grow(Table *t) {
+    Py_ssize_t cap = t->cap ? 2 * t->cap : 1024;
+    uint64_t *hashes = PyMem_RawRealloc(t->hashes, cap * sizeof(uint64_t));
+    if (hashes) t->hashes = hashes;
+    int64_t *counts = PyMem_RawRealloc(t->counts, cap * sizeof(int64_t));
+    if (counts) t->counts = counts;
+    uint8_t *flags = PyMem_RawRealloc(t->flags, cap);
+    if (flags) t->flags = flags;
+    Py_ssize_t *starts = PyMem_RawRealloc(t->starts, cap * sizeof(Py_ssize_t));
+    if (starts) t->starts = starts;
+    Py_ssize_t *lens = PyMem_RawRealloc(t->lens, cap * sizeof(Py_ssize_t));
+    if (lens) t->lens = lens;
+    int32_t *slots = PyMem_RawCalloc((size_t)cap * 2, sizeof(int32_t));
+    if (!hashes || !counts || !flags || !starts || !lens || !slots) {
+        PyMem_RawFree(slots);
+        return 0;
+    }
+    PyMem_RawFree(t->slots);
+    t->slots = slots;
+    t->mask = (size_t)cap * 2 - 1;
+    t->cap = cap;
+    for (Py_ssize_t k = 0; k < t->n; k++) {
+        size_t i = (size_t)(t->hashes[k] ^ (t->hashes[k] >> 29)) & t->mask;
+        while (t->slots[i])
+            i = (i + 1) & t->mask;
+        t->slots[i] = (int32_t)(k + 1);
+    }
+    return 1;
+}
+
+static void table_free(Table *t) {
+    PyMem_RawFree(t->hashes);
+    PyMem_RawFree(t->counts);
+    PyMem_RawFree(t->flags);
+    PyMem_RawFree(t->starts);
+    PyMem_RawFree(t->lens);
+    PyMem_RawFree(t->slots);
+}
+
+/* The index of the distinct piece of hash ``h``, added (count 0) when new; -1 on no memory. */
+static Py_ssize_t table_index(Table *t, uint64_t h, uint8_t flag, Py_ssize_t start, Py_ssize_t len) {
+    size_t i = (size_t)(h ^ (h >> 29)) & t->mask;
+    for (;;) {
+        int32_t s = t->slots[i];
+        if (s == 0)
+            break;
+        if (t->hashes[s - 1] == h)
+            return s - 1;
+        i = (i + 1) & t->mask;
+    }
+    if (t->n == t->cap) {
+        if (!table_grow(t))
+            return -1;
+        i = (size_t)(h ^ (h >> 29)) & t->mask;
+        while (t->slots[i])
+            i = (i + 1) & t->mask;
+    }
+    Py_ssize_t k = t->n++;
+    t->hashes[k] = h;
+    t->counts[k] = 0;
+    t->flags[k] = flag;
+    t->starts[k] = start;
+    t->lens[k] = len;
+    t->slots[i] = (int32_t)(k + 1);
+    return k;
+}
+
+static PyObject *scan(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf))
+        return NULL;
+    const uint8_t *data = (const uint8_t *)buf.buf;
+    Py_ssize_t size = buf.len;
+    if (size > INT32_MAX) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "text too long for the token scan");
+        return NULL;
+    }
+    Table t = {0};
+    uint8_t *lower = PyMem_RawMalloc(size ? size : 1);
+    Py_ssize_t seq_cap = 1024, pieces = 0;
+    int32_t *sequence = PyMem_RawMalloc(seq_cap * sizeof(int32_t));
+    int ok = lower && sequence && table_grow(&t);
+    PyObject *result = NULL;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < size; i++)
+            lower[i] = piece_byte[data[i]];
+        Py_ssize_t i = 0;
+        while (ok && i < size) {
+            while (i < size && lower[i] == 0)
+                i++;
+            if (i >= size)
+                break;
+            Py_ssize_t start = i;
+            int digits = 1, high = 0;
+            while (i < size && lower[i] != 0) {
+                uint8_t c = lower[i];
+                high |= c >= 0x80;
+                digits &= c >= '0' && c <= '9';
+                i++;
+            }
+            uint64_t h = xxh64(lower + start, (size_t)(i - start));
+            Py_ssize_t k = table_index(&t, h, high ? 2 : (digits ? 1 : 0), start, i - start);
+            if (k >= 0 && pieces == seq_cap) {
+                int32_t *more = PyMem_RawRealloc(sequence, 2 * seq_cap * sizeof(int32_t));
+                if (more) {
+                    sequence = more;
+                    seq_cap *= 2;
+                }
+            }
+            if (k < 0 || pieces == seq_cap) {
+                ok = 0;
+                break;
+            }
+            t.counts[k]++;
+            sequence[pieces++] = (int32_t)k;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (!ok) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    PyObject *others = PyList_New(0);
+    if (!others)
+        goto done;
+    for (Py_ssize_t k = 0; k < t.n; k++) {
+        if (t.flags[k] != 2)
+            continue;
+        PyObject *item = Py_BuildValue("(ny#)", k, (const char *)(lower + t.starts[k]), t.lens[k]);
+        if (!item || PyList_Append(others, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(others);
+            goto done;
+        }
+        Py_DECREF(item);
+    }
+    result = Py_BuildValue("(y#y#y#y#N)", (const char *)t.hashes, t.n * (Py_ssize_t)sizeof(uint64_t),
+                           (const char *)t.counts, t.n * (Py_ssize_t)sizeof(int64_t), (const char *)t.flags, t.n,
+                           (const char *)sequence, pieces * (Py_ssize_t)sizeof(int32_t), others);
+done:
+    PyMem_RawFree(lower);
+    PyMem_RawFree(sequence);
+    table_free(&t);
+    PyBuffer_Release(&buf);
+    return result;
+}
+
+/* A tag name's key, as text._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
+   read as 0), each OR 0x20, up to the first that is then not [a-z0-9], little-endian. */
+static uint32_t name_key(const uint8_t *raw, Py_ssize_t size, Py_ssize_t at, uint8_t *first) {
+    uint32_t key = 0;
+    for (int j = 0; j < 4; j++) {
+        uint8_t b = (uint8_t)((at + j < size ? raw[at + j] : 0) | 0x20);
+        if (j == 0)
+            *first = b;
+        if (!((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')))
+            break;
+        key |= (uint32_t)b << (8 * j);
+    }
+    return key;
+}
+
+static int key_in(uint32_t key, const uint32_t *keys, Py_ssize_t n) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && keys[lo] == key;
+}
+
+typedef struct {
+    uint32_t *keys;
+    int64_t *open;
+    size_t mask, n;
+} OpenCounts;
+
+/* The open count of ``key``'s elements (added at 0 when new); NULL on no memory. */
+static int64_t *open_count(OpenCounts *c, uint32_t key) {
+    if (c->n * 2 >= c->mask + 1) {
+        size_t slots = (c->mask + 1) * 2;
+        uint32_t *keys = PyMem_RawCalloc(slots, sizeof(uint32_t));
+        int64_t *open = PyMem_RawCalloc(slots, sizeof(int64_t));
+        if (!keys || !open) {
+            PyMem_RawFree(keys);
+            PyMem_RawFree(open);
+            return NULL;
+        }
+        for (size_t i = 0; i <= c->mask; i++) {
+            if (!c->keys[i])
+                continue;
+            size_t j = (c->keys[i] * 2654435761u) & (slots - 1);
+            while (keys[j])
+                j = (j + 1) & (slots - 1);
+            keys[j] = c->keys[i];
+            open[j] = c->open[i];
+        }
+        PyMem_RawFree(c->keys);
+        PyMem_RawFree(c->open);
+        c->keys = keys;
+        c->open = open;
+        c->mask = slots - 1;
+    }
+    size_t i = (key * 2654435761u) & c->mask;  /* a tag's key is never 0: it starts with a letter */
+    while (c->keys[i] && c->keys[i] != key)
+        i = (i + 1) & c->mask;
+    if (!c->keys[i]) {
+        c->keys[i] = key;
+        c->n++;
+    }
+    return &c->open[i];
+}
+
+/* tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, swallower_starts)
+
+   tags: how many "<" ``raw`` holds; start_tags: the start tags of elements (a name starting with
+   a letter, not of ``flat_keys``); bound: the most such elements open at once, counting per name
+   key the start (+1) and end (-1) tags in order, a name's count never below 0 (text's
+   _open_elements_bound); swallower_starts: where the start tags named in ``swallower_keys`` are.
+   The key arrays are sorted uint32 in native order. */
+static PyObject *tag_scan(PyObject *self, PyObject *args) {
+    Py_buffer buf, flat_buf, swallow_buf;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &flat_buf, &swallow_buf))
+        return NULL;
+    const uint8_t *raw = (const uint8_t *)buf.buf;
+    Py_ssize_t size = buf.len;
+    const uint32_t *flat = (const uint32_t *)flat_buf.buf, *swallow = (const uint32_t *)swallow_buf.buf;
+    Py_ssize_t n_flat = flat_buf.len / 4, n_swallow = swallow_buf.len / 4;
+    PyObject *starts = PyList_New(0), *result = NULL;
+    OpenCounts counts = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0};
+    if (!starts || !counts.keys || !counts.open) {
+        if (starts)
+            PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t tags = 0, start_tags = 0;
+    int64_t total = 0, bound = 0;
+    const uint8_t *p = raw, *end = raw + size;
+    while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        Py_ssize_t at = p - raw;
+        tags++;
+        int closing = at + 1 < size && raw[at + 1] == '/';
+        uint8_t first;
+        uint32_t key = name_key(raw, size, at + 1 + closing, &first);
+        p++;
+        if (!closing && key_in(key, swallow, n_swallow)) {
+            PyObject *pos = PyLong_FromSsize_t(at);
+            if (!pos || PyList_Append(starts, pos) < 0) {
+                Py_XDECREF(pos);
+                goto done;
+            }
+            Py_DECREF(pos);
+        }
+        if (first < 'a' || first > 'z' || key_in(key, flat, n_flat))
+            continue;
+        int64_t *open = open_count(&counts, key);
+        if (!open) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (closing) {
+            if (*open > 0) {
+                (*open)--;
+                total--;
+            }
+        } else {
+            start_tags++;
+            (*open)++;
+            if (++total > bound)
+                bound = total;
+        }
+    }
+    result = Py_BuildValue("(nnLO)", tags, start_tags, (long long)bound, starts);
+done:
+    Py_XDECREF(starts);
+    PyMem_RawFree(counts.keys);
+    PyMem_RawFree(counts.open);
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&flat_buf);
+    PyBuffer_Release(&swallow_buf);
+    return result;
+}
+
+static PyObject *hash64(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf))
+        return NULL;
+    uint64_t h = xxh64((const uint8_t *)buf.buf, (size_t)buf.len);
+    PyBuffer_Release(&buf);
+    return PyLong_FromUnsignedLongLong(h);
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS, "scan(data: bytes) -> (hashes, counts, flags, sequence, others): see the module."},
+    {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts)."},
+    {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "contentseen._speedups",
+    "The token and tag scans of contentseen in C (an optional build: without it, Python does the same).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    for (int c = 0; c < 256; c++) {
+        if (c >= 'A' && c <= 'Z')
+            piece_byte[c] = (uint8_t)(c | 0x20);
+        else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80)
+            piece_byte[c] = (uint8_t)c;
+        else
+            piece_byte[c] = 0;
+    }
+    return PyModule_Create(&module);
+}

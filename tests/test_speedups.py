@@ -1,0 +1,121 @@
+"""The optional C scans (contentseen/_speedups.c) give exactly what their Python versions give:
+the token scan (tokens.hashed_tokens against token_counts and word_sequence), the tag scan
+(text._tag_scan against _tag_scan_numpy), and so the same fingerprints either way; and they are
+built wherever a C compiler and the Python headers are at hand (as on CI)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+import xxhash
+from hypothesis import given, settings, strategies as st
+
+from contentseen import text as text_module, tokens
+from contentseen.fingerprints import Scheme
+from contentseen.text import PageText, decode_html
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from htmlcorpus import pydoc_pages  # noqa: E402
+
+speedups = pytest.importorskip("contentseen._speedups", reason="the C speedups are not built (no compiler or headers)")
+
+# Letters, digits and separators of several scripts, the frequent non-ASCII separators, marks,
+# invalid-UTF-8 stand-ins and controls: the inputs where the two ways could part.
+_ALPHABET = ("abcXYZ09 _-—’.,;:日本語のテキイ中文ไทยПриветΣσςßéÉ\u0301\u0903ǅİ\ufffd\u00a0\t\n\r\x00\x10"
+             "\u2009\u200b\u2013\u2018\u201c\u201d\xb6\u2026\xb7١٢")
+
+
+@pytest.fixture(scope="module")
+def pydoc_texts() -> list[PageText]:
+    extract = Scheme().build().extractor.texts
+    return [extract(decode_html(body, "text/html; charset=utf-8")) for body in pydoc_pages(60).values()]
+
+
+def _expected(text: str) -> tuple[list[int], list[int], list[bool], list[int]]:
+    counts = tokens.token_counts(text)
+    return ([xxhash.xxh64_intdigest(t) for t in counts], list(counts.values()), [t.isdigit() for t in counts],
+            [xxhash.xxh64_intdigest(w) for w in tokens.word_sequence(text)])
+
+
+def _check_tokens(text: str) -> None:
+    # Every text through the scan, however much of it is other scripts (the merge is tested).
+    with mock.patch.object(tokens, "_MOST_OTHERS", 1.0):
+        got = tokens.hashed_tokens(text)
+    assert got is not None
+    assert (got.hashes.tolist(), got.counts.tolist(), got.digits.tolist(), got.sequence.tolist()) == _expected(text)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.binary(max_size=80))
+def test_xxh64_is_the_xxhash_packages(data):
+    assert speedups.hash64(data) == xxhash.xxh64_intdigest(data)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.text(alphabet=_ALPHABET, max_size=120))
+def test_hashed_tokens_are_token_counts_and_word_sequence_hashed(text):
+    _check_tokens(text)
+
+
+def test_hashed_tokens_on_real_pages(pydoc_texts):
+    for page in pydoc_texts:
+        _check_tokens(page.content)
+        _check_tokens(page.whole)
+
+
+def test_text_mostly_of_other_scripts_is_left_to_token_counts():
+    assert tokens.hashed_tokens("Привет мир, как дела? " * 20 + "ok") is None
+    assert tokens.hashed_tokens("the quick brown fox, Привет " * 20) is not None
+
+
+def _tag_soup(rnd: random.Random) -> str:
+    pieces = ["<", "</", ">", "/>", "div", "DIV", "p", "li", "td", "iframe", "IFRAME ", "title", "span", " ", "x",
+              "\x10", "é", "<br>", "<a href=x>", "</a>", "<svg>", "<!--", "-->", "<p><b>", "\ufffd"]
+    return "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 4000)))
+
+
+def test_tag_scan_is_the_numpy_scans():
+    rnd = random.Random(7)
+    pages = [_tag_soup(rnd) for _ in range(400)]
+    pages += [b.decode("utf-8", "replace") for b in pydoc_pages(60).values()]
+    pages += ["<div><span>" * 3000, "<p><b>x" * 2000, "<iframe src=x/>" + "<div>a</div>" * 600, "<", "", "</"]
+    for html in pages:
+        raw = html.encode("utf-8", "replace")
+        assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw), html[:200]
+
+
+def test_same_fingerprints_with_and_without_the_token_scan(pydoc_texts):
+    fast, slow = Scheme().build(), Scheme().build()
+    slow._scan = False
+    assert fast._scan
+    rnd = random.Random(3)
+    mixed = ["".join(rnd.choice(_ALPHABET) for _ in range(rnd.randint(0, 3000))) for _ in range(100)]
+    pages = pydoc_texts + [PageText(t, t + " menu") for t in mixed]
+    pages += [PageText(p.content, p.whole, sliver=True, share=0.1) for p in pydoc_texts[:10]]
+    for page in pages:
+        assert fast.of_texts(page) == slow.of_texts(page)
+
+
+def test_scan_is_linear_and_bounded_on_a_large_text():
+    # 8 MB: every kind of piece, many distinct (the table grows) and many repeated
+    words = [f"w{i}" for i in range(200_000)] + ["éé", "12", "ок"] * 10_000
+    text = " ".join(words + words)
+    got = tokens.hashed_tokens(text)
+    assert got is not None and len(got.hashes) == 200_003 and int(got.counts.sum()) == 2 * len(words)
+    assert len(got.sequence) == 2 * (len(words) - 10_000)  # numbers are no words of the sequence
+
+
+def test_built_where_a_compiler_and_headers_are():
+    # CI has both: the speedups must not silently fall back there (importorskip above would skip).
+    compiler = shutil.which(os.environ.get("CC", "cc"))
+    headers = Path(sysconfig.get_paths()["include"], "Python.h").exists()
+    assert not (compiler and headers) or text_module._speedups is not None and tokens._speedups is not None
+    assert np.dtype(np.uint64).itemsize == 8
