@@ -4,7 +4,8 @@
    check-and-add against a store already holding 100,000 fingerprints -- pages/s, beside two
    references measured in the same run: the bare lexbor parse (the floor: no extraction can be
    cheaper than parsing the page), the parse and the body's text (what issue 10's target is
-   measured against) and parsel's ``//body//text()`` (what a spider does with a page anyway).
+   measured against) and parsel's ``//body//text()`` (what a spider does with a page anyway);
+   and the reactor thread's share again without the C speedups (an install without a compiler).
    Corpora: pydoc's pages of the standard library (on every machine) and, when installed
    (``apt-get install python3-doc``), the Python documentation's Sphinx pages.
 2. The same, by page size: where the parse alone is already slower than a target rate.
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from common import print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
+from contentseen import text as text_module, tokens as tokens_module  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.text import decode_html  # noqa: E402
@@ -78,17 +81,32 @@ def _parse_and_text(body: bytes) -> str:
     return tree.body.text(separator=" ") if tree.body is not None else ""
 
 
+@contextmanager
+def python_only():
+    """The C speedups (``contentseen/_speedups.c``) left out, as on an install without a compiler."""
+    saved = text_module._speedups, tokens_module._speedups
+    text_module._speedups = tokens_module._speedups = None
+    try:
+        yield
+    finally:
+        text_module._speedups, tokens_module._speedups = saved
+
+
 def stages(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[tuple[str, float]]:
-    """Seconds per page of each stage and of the whole way, and of the two references."""
+    """Seconds per page of each stage and of the whole way, of the reactor's share without the
+    C speedups, and of the references."""
     from parsel import Selector
 
     htmls = [decode_html(b, CTYPE) for b in bodies]
     texts = [pf.extractor.texts(h) for h in htmls]
     t_all = best(lambda b: pf.of_html_bytes(b, CTYPE), bodies, repeat) + t_store
+    with python_only():
+        t_python = best(lambda b: pf.of_html_bytes(b, CTYPE), bodies, repeat)
     return [
         ("decode (w3lib)", best(lambda b: decode_html(b, CTYPE), bodies, repeat)),
         ("extract content and whole text", best(pf.extractor.texts, htmls, repeat)),
         ("words -> both fingerprints", best(pf.of_texts, texts, repeat)),
+        ("reactor without the C speedups", t_python),
         ("SQLite check-and-add (100k stored)", t_store),
         ("ALL: bytes -> decision", t_all),
         ("floor: lexbor parse alone", best(LexborHTMLParser, bodies, repeat)),
@@ -132,7 +150,7 @@ def per_page(corpora: dict[str, list[bytes]], repeat: int) -> None:
         for stage, sec in rows:
             print(f"{stage:38} {sec * 1e3:8.3f} {1 / sec:9.0f} {total / len(bodies) / sec / 1e6:7.1f} "
                   f"{sec / parse:8.2f} {sec / text:13.2f}")
-        reactor = sum(sec for stage, sec in rows[:3])
+        reactor = sum(sec for stage, sec in rows[:3])  # the speedups' row is beside them, not in the sum
         print(f"{'reactor thread (decode+extract+words)':38} {reactor * 1e3:8.3f} {1 / reactor:9.0f} "
               f"{total / len(bodies) / reactor / 1e6:7.1f} {reactor / parse:8.2f} {reactor / text:13.2f}")
     print("\nby page size, both corpora (one core; x parse: the whole way's time over the bare parse's):")

@@ -1,8 +1,9 @@
 /* Two scans of contentseen in C, an optional build (without it the same is done in Python):
    the token scan of contentseen.tokens and the tag scan of contentseen.text.
 
-   scan(data) reads ``data`` (UTF-8 bytes) as tokens._pieces does -- ASCII letters lower-cased,
-   digits and bytes >= 0x80 kept, every other byte a separator -- and returns
+   scan(data, separators) reads ``data`` (UTF-8 bytes) as tokens._pieces does -- ASCII letters
+   lower-cased, digits and bytes >= 0x80 kept, every other byte a separator, and so are the
+   characters whose UTF-8 bytes ``separators`` (a tuple) lists -- and returns
 
      (hashes, counts, flags, sequence, others)
 
@@ -16,6 +17,8 @@
 
    Pieces are told apart by their 64-bit hash; two distinct pieces of one page sharing one is a
    chance of about n^2 / 2^65.
+
+   nonblank(text) counts the characters of a str that are not blank, as text._nonblank.
 
    tag_scan(raw, flat_keys, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
    text._prepared's numpy scan does: see tag_scan below.
@@ -183,12 +186,33 @@ static Py_ssize_t table_index(Table *t, uint64_t h, uint8_t flag, Py_ssize_t sta
     return k;
 }
 
+#define MAX_SEPARATORS 32
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
-    if (!PyArg_ParseTuple(args, "y*", &buf))
+    PyObject *separators;
+    if (!PyArg_ParseTuple(args, "y*O!", &buf, &PyTuple_Type, &separators))
         return NULL;
     const uint8_t *data = (const uint8_t *)buf.buf;
     Py_ssize_t size = buf.len;
+    /* Characters that separate pieces beside the ASCII ones, as UTF-8: matched at lead bytes. */
+    const uint8_t *seps[MAX_SEPARATORS];
+    Py_ssize_t sep_lens[MAX_SEPARATORS], n_seps = PyTuple_GET_SIZE(separators);
+    if (n_seps > MAX_SEPARATORS) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "too many separators");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < n_seps; j++) {
+        PyObject *sep = PyTuple_GET_ITEM(separators, j);
+        if (!PyBytes_Check(sep) || PyBytes_GET_SIZE(sep) < 2 || (uint8_t)PyBytes_AS_STRING(sep)[0] < 0xC0) {
+            PyBuffer_Release(&buf);
+            PyErr_SetString(PyExc_ValueError, "a separator must be the UTF-8 bytes of one non-ASCII character");
+            return NULL;
+        }
+        seps[j] = (const uint8_t *)PyBytes_AS_STRING(sep);
+        sep_lens[j] = PyBytes_GET_SIZE(sep);
+    }
     if (size > INT32_MAX) {
         PyBuffer_Release(&buf);
         PyErr_SetString(PyExc_ValueError, "text too long for the token scan");
@@ -202,8 +226,21 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < size; i++)
-            lower[i] = piece_byte[data[i]];
+        for (Py_ssize_t i = 0; i < size;) {
+            uint8_t c = data[i];
+            Py_ssize_t skip = 0;
+            if (c >= 0xC0) {
+                for (Py_ssize_t j = 0; j < n_seps && !skip; j++)
+                    if (seps[j][0] == c && i + sep_lens[j] <= size && !memcmp(data + i, seps[j], sep_lens[j]))
+                        skip = sep_lens[j];
+            }
+            if (skip) {
+                memset(lower + i, 0, skip);
+                i += skip;
+            } else {
+                lower[i++] = piece_byte[c];
+            }
+        }
         Py_ssize_t i = 0;
         while (ok && i < size) {
             while (i < size && lower[i] == 0)
@@ -404,6 +441,22 @@ done:
     return result;
 }
 
+/* nonblank(text) -> int: the characters of ``text`` other than " \t\n\r\f\v" and U+00A0. */
+static PyObject *nonblank(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "nonblank() takes a str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), count = n;
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        count -= c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0;
+    }
+    return PyLong_FromSsize_t(count);
+}
+
 static PyObject *hash64(PyObject *self, PyObject *args) {
     Py_buffer buf;
     if (!PyArg_ParseTuple(args, "y*", &buf))
@@ -414,8 +467,9 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "scan(data: bytes) -> (hashes, counts, flags, sequence, others): see the module."},
+    {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, others): see the module."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts)."},
+    {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };

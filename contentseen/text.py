@@ -167,11 +167,11 @@ class Extractor:
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
-        html, deep = _prepared(html[:MAX_HTML_CHARS])
+        html, utf8, deep = _prepared(html[:MAX_HTML_CHARS])
         if deep:
             text = flat_text(html)
             return PageText(text, text, flat=True)
-        tree = LexborHTMLParser(html)
+        tree = LexborHTMLParser(html if utf8 is None else utf8)
         root = tree.body
         # A frameset document has no body; one that had content before its <frameset> keeps a
         # body detached from the tree (no parent), holding none of the page's text.
@@ -360,6 +360,8 @@ def _share(content: str, whole: str) -> float:
 
 
 def _nonblank(text: str) -> int:
+    if _speedups is not None:
+        return _speedups.nonblank(text)
     return len(text) - sum(map(text.count, _BLANKS))
 
 
@@ -441,9 +443,11 @@ _SCOPE = {"p": frozenset("button table td th caption object template html".split
 _FOREIGN = frozenset(("svg", "math"))
 
 
-def _prepared(html: str, close: bool = True) -> tuple[str, bool]:
-    """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), and whether
-    it nests elements deeper than ``MAX_DEPTH`` (then parsing it is quadratic). One scan of the
+def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool]:
+    """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
+    UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
+    ``html`` holds lone surrogates, which it drops), and whether it nests elements deeper than
+    ``MAX_DEPTH`` (then parsing it is quadratic). One scan of the
     tags (``_tag_scan``) serves both: a self-closed element is looked for only at tags of such a
     name, so a page without one costs nothing more.
 
@@ -453,15 +457,22 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bool]:
     closes nothing). Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag,
     the scan stopping once it is that deep.
     """
-    raw = html.encode("utf-8", "replace")
+    try:
+        raw = utf8 = html.encode("utf-8")
+    except UnicodeEncodeError:
+        raw, utf8 = html.encode("utf-8", "replace"), None
     tags, start_tags, bound, starts = _tag_scan(raw)
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
-        return (_close_raw_text(html) if close else html), False
+        if close and "/>" in html:
+            closed = _close_raw_text(html)
+            if closed != html:
+                return _prepared(closed, close=False)
+        return html, utf8, False
     if close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
         return _prepared(_close_raw_text(html), close=False)
     if start_tags <= MAX_DEPTH or bound <= MAX_DEPTH:
-        return html, False
-    return html, _tag_depth(html) > MAX_DEPTH
+        return html, utf8, False
+    return html, utf8, _tag_depth(html) > MAX_DEPTH
 
 
 def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int]]:
@@ -630,12 +641,12 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    html, deep = _prepared(html[:MAX_HTML_CHARS])
+    html, utf8, deep = _prepared(html[:MAX_HTML_CHARS])
     if deep:
         lower = html.lower()
         start = lower.find("<title")
         start = lower.find(">", start) + 1 if start >= 0 else 0
         end = lower.find("</title", start) if start else -1
         return " ".join(htmllib.unescape(html[start:end]).split()) if end >= 0 else ""
-    node = LexborHTMLParser(html).css_first("title")
+    node = LexborHTMLParser(html if utf8 is None else utf8).css_first("title")
     return " ".join(node.text().split()) if node is not None else ""

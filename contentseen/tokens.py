@@ -100,6 +100,7 @@ _UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
 # Frequent non-ASCII separators, turned into spaces first so that the pieces beside them need
 # no regular expression: no-break, thin and zero-width spaces, dashes, quotes, pilcrow, ellipsis.
 _COMMON_SEPARATORS = "\xa0\u2009\u200b\u2013\u2014\u2018\u2019\u201c\u201d\xb6\u2026\xb7"
+_SEPARATOR_BYTES = tuple(c.encode() for c in _COMMON_SEPARATORS)  # as the C scan finds them
 # ASCII letters lower-cased, digits kept, other ASCII a separator, bytes of other characters kept.
 _ALNUM_OR_UTF8 = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else c if 48 <= c <= 57 or c >= 128 else 32
                        for c in range(256))
@@ -127,16 +128,11 @@ def _pieces(text: str) -> tuple[list[bytes], bool]:
     with a dash, a quote or an accent) need splitting further by the regular expressions. The
     last two texts' are kept: a page's content is split once for its counts and its sequence
     (do not change the list)."""
-    data = _encoded(text).translate(_ALNUM_OR_UTF8)
-    return data.split(), data.isascii()
-
-
-def _encoded(text: str) -> bytes:
-    """``text`` as UTF-8, its frequent non-ASCII separators made spaces."""
     if not text.isascii():
         for space in _COMMON_SEPARATORS:  # pydoc's pages hold 1,400 &nbsp; each
             text = text.replace(space, " ")
-    return text.encode("utf-8", "replace")
+    data = text.encode("utf-8", "replace").translate(_ALNUM_OR_UTF8)
+    return data.split(), data.isascii()
 
 
 @dataclass(frozen=True)
@@ -163,7 +159,8 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     more than ``_MOST_OTHERS`` of the distinct pieces, None too (``token_counts`` is faster)."""
     if _speedups is None:
         return None
-    raw_hashes, raw_counts, raw_flags, raw_sequence, others = _speedups.scan(_encoded(text))
+    raw_hashes, raw_counts, raw_flags, raw_sequence, others = _speedups.scan(text.encode("utf-8", "replace"),
+                                                                            _SEPARATOR_BYTES)
     hashes = np.frombuffer(raw_hashes, dtype=np.uint64)
     counts = np.frombuffer(raw_counts, dtype=np.int64)
     flags = np.frombuffer(raw_flags, dtype=np.uint8)
@@ -174,22 +171,34 @@ def hashed_tokens(text: str) -> HashedTokens | None:
         digits = flags == _DIGITS
         return HashedTokens(hashes, counts, digits, hashes[order[~digits[order]]])
     # As token_counts does with a Counter, keyed by hash: each piece with other characters is
-    # taken out and its tokens counted in, new ones after all others.
-    merged = dict(zip(hashes.tolist(), counts.tolist()))
-    numbers = set(hashes[flags == _DIGITS].tolist())
+    # taken out and its tokens counted in, in place where already counted, else after all others.
+    position = dict(zip(hashes.tolist(), range(len(hashes))))
+    counted = counts.tolist()
+    removed: list[int] = []
+    added, added_numbers = [], []
     words_of: dict[int, list[int]] = {}  # a piece's words in word_sequence, hashed
     for k, piece in others:
-        n = merged.pop(int(hashes[k]))
+        at = position.pop(int(hashes[k]))
+        removed.append(at)
+        n = counted[at]
         text_of = piece.decode("utf-8").casefold()
         for token, m in Counter(_tokens(text_of)).items():
             data = token.encode()
             h = _hash64(data)
-            merged[h] = merged.get(h, 0) + n * m
-            if data.isdigit():
-                numbers.add(h)
+            at = position.get(h)
+            if at is None:
+                position[h] = len(counted)
+                counted.append(n * m)
+                added.append(h)
+                added_numbers.append(data.isdigit())
+            else:
+                counted[at] += n * m
         words_of[k] = [_hash64(w) for w in map(str.encode, _RUN.findall(text_of)) if not w.isdigit()]
-    keys = np.fromiter(merged, dtype=np.uint64, count=len(merged))
-    digits = np.fromiter((h in numbers for h in merged), dtype=bool, count=len(merged))
+    kept = np.ones(len(counted), dtype=bool)
+    kept[removed] = False
+    keys = np.concatenate((hashes, np.array(added, dtype=np.uint64)))[kept]
+    digits = np.concatenate((flags == _DIGITS, np.array(added_numbers, dtype=bool)))[kept]
+    counted = np.array(counted, dtype=np.int64)[kept]
     # The sequence: each piece's words, one for an ASCII piece (none for a number), those of
     # words_of for the others, looked up in one array of all of them (no loop over pieces).
     lengths = (flags != _DIGITS).astype(np.int64)
@@ -201,7 +210,7 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     words = np.concatenate((hashes, np.array(extra, dtype=np.uint64)))
     run = lengths[order]
     at = np.repeat(offsets[order] - (np.cumsum(run) - run), run) + np.arange(int(run.sum()))
-    return HashedTokens(keys, np.fromiter(merged.values(), dtype=np.int64, count=len(merged)), digits, words[at])
+    return HashedTokens(keys, counted, digits, words[at])
 
 
 def word_sequence(text: str) -> list[bytes]:

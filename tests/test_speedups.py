@@ -119,3 +119,9 @@ def test_built_where_a_compiler_and_headers_are():
     headers = Path(sysconfig.get_paths()["include"], "Python.h").exists()
     assert not (compiler and headers) or text_module._speedups is not None and tokens._speedups is not None
     assert np.dtype(np.uint64).itemsize == 8
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet=_ALPHABET + "\x0b\x0c\x1c\x1d\x1e\x1f\U0001f600", max_size=80))
+def test_nonblank_is_pythons(text):
+    assert speedups.nonblank(text) == len(text) - sum(map(text.count, text_module._BLANKS))
