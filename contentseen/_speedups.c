@@ -18,7 +18,8 @@
    Pieces are told apart by their 64-bit hash; two distinct pieces of one page sharing one is a
    chance of about n^2 / 2^65.
 
-   nonblank(text) counts the characters of a str that are not blank, as text._nonblank.
+   nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
+   weigh(text) their UTF-8 bytes, as text._chars.
 
    tag_scan(raw, flat_keys, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
    text._prepared's numpy scan does: see tag_scan below.
@@ -441,21 +442,31 @@ done:
     return result;
 }
 
-/* nonblank(text) -> int: the characters of ``text`` other than " \t\n\r\f\v" and U+00A0. */
-static PyObject *nonblank(PyObject *self, PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "nonblank() takes a str");
+/* The characters of ``text`` other than " \t\n\r\f\v" and U+00A0, each counted as 1 or, with
+   ``utf8``, as its length in UTF-8 (a lone surrogate as 1: encoded with "replace", it is "?"). */
+static PyObject *count_nonblank(PyObject *text, int utf8) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "a str is needed");
         return NULL;
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), count = n;
-    int kind = PyUnicode_KIND(arg);
-    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        count -= c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0;
+        if (c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0)
+            continue;
+        if (!utf8 || c < 0x80 || (c >= 0xD800 && c <= 0xDFFF))
+            count += 1;
+        else
+            count += c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
     }
     return PyLong_FromSsize_t(count);
 }
+
+static PyObject *nonblank(PyObject *self, PyObject *arg) { return count_nonblank(arg, 0); }
+
+static PyObject *weigh(PyObject *self, PyObject *arg) { return count_nonblank(arg, 1); }
 
 static PyObject *hash64(PyObject *self, PyObject *args) {
     Py_buffer buf;
@@ -470,6 +481,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, others): see the module."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
+    {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };

@@ -220,7 +220,7 @@ class Extractor:
         if copy is None:
             return body
         weigh = self.weigh_bytes
-        node, free, total = body, _chars(copy, weigh), _chars(body, weigh)
+        node, free, total = body, 0, 0  # the body's weights: its children's, summed below
         path: list[tuple] = []  # the blocks stepped from, to step back to
         closing_blocks: set[int] = set()  # blocks found to hold closing matter only (mem_id)
         for _ in range(MAX_STEPS):
@@ -229,10 +229,16 @@ class Extractor:
             if not kids or len(kids) > MAX_KIDS:
                 return node
             frees = [_chars(k, weigh) for k in copies]
+            totals = None  # each kid's text with links, when weighed: the next step's total is the chosen one's
+            if node is body:  # a node's text is its children's: the body's is not read again
+                totals = [_chars(k, weigh) for k in kids]
+                free, total = sum(frees) + _loose_chars(copy, weigh), sum(totals) + _loose_chars(body, weigh)
             links_are_content = free < self.link_share * total
             body_rule = self.body_edges and self.edge_share > 0 and not links_are_content and node is body
-            # each kid's text with links, when weighed: the next step's total is the chosen one's
-            totals = [_chars(k, weigh) for k in kids] if links_are_content or body_rule else None
+            if not (links_are_content or body_rule):
+                totals = None
+            elif totals is None:
+                totals = [_chars(k, weigh) for k in kids]
             sizes, weight = (totals, total) if links_are_content else (frees, free)
             if weight == 0:
                 return node
@@ -349,8 +355,16 @@ def _chars(node, in_bytes: bool = True) -> int:
     in characters."""
     if not in_bytes:
         return _nonblank(node.text(separator=""))
+    if _speedups is not None:
+        return _speedups.weigh(node.text(separator=""))
     data = node.text(separator="").encode("utf-8", "replace")
     return len(data.translate(None, _BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")  # one pass, not six
+
+
+def _loose_chars(node, in_bytes: bool = True) -> int:
+    """How much text a node holds (``_chars``) outside the children ``_elements`` gives: in its
+    own text nodes and its links."""
+    return sum(_chars(c, in_bytes) for c in node.iter(include_text=True) if c.tag == "-text" or c.tag == "a")
 
 
 def _share(content: str, whole: str) -> float:

@@ -125,3 +125,10 @@ def test_built_where_a_compiler_and_headers_are():
 @given(st.text(alphabet=_ALPHABET + "\x0b\x0c\x1c\x1d\x1e\x1f\U0001f600", max_size=80))
 def test_nonblank_is_pythons(text):
     assert speedups.nonblank(text) == len(text) - sum(map(text.count, text_module._BLANKS))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet=_ALPHABET + "\x0b\x0c\ud800\U0001f600\u07ff\u0800\uffff", max_size=80))
+def test_weigh_is_pythons(text):
+    data = text.encode("utf-8", "replace")
+    assert speedups.weigh(text) == len(data.translate(None, text_module._BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
