@@ -170,6 +170,12 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     if not others:
         digits = flags == _DIGITS
         return HashedTokens(hashes, counts, digits, hashes[order[~digits[order]]])
+    pieces = [(k, piece.decode("utf-8").casefold()) for k, piece in others]
+    split = [(k, text_of, _tokens(text_of)) for k, text_of in pieces]
+    if not any(found for _, _, found in split):  # none, or only symbols without a word (« » ©)
+        digits = flags == _DIGITS
+        kept = flags != _OTHERS
+        return HashedTokens(hashes[kept], counts[kept], digits[kept], hashes[order[(flags != _DIGITS)[order] & kept[order]]])
     # As token_counts does with a Counter, keyed by hash: each piece with other characters is
     # taken out and its tokens counted in, in place where already counted, else after all others.
     position = dict(zip(hashes.tolist(), range(len(hashes))))
@@ -177,12 +183,11 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     removed: list[int] = []
     added, added_numbers = [], []
     words_of: dict[int, list[int]] = {}  # a piece's words in word_sequence, hashed
-    for k, piece in others:
+    for k, text_of, found in split:
         at = position.pop(int(hashes[k]))
         removed.append(at)
         n = counted[at]
-        text_of = piece.decode("utf-8").casefold()
-        for token, m in Counter(_tokens(text_of)).items():
+        for token, m in Counter(found).items():
             data = token.encode()
             h = _hash64(data)
             at = position.get(h)

@@ -29,7 +29,7 @@ speedups = pytest.importorskip("contentseen._speedups", reason="the C speedups a
 
 # Letters, digits and separators of several scripts, the frequent non-ASCII separators, marks,
 # invalid-UTF-8 stand-ins and controls: the inputs where the two ways could part.
-_ALPHABET = ("abcXYZ09 _-—’.,;:日本語のテキイ中文ไทยПриветΣσςßéÉ\u0301\u0903ǅİ\ufffd\u00a0\t\n\r\x00\x10"
+_ALPHABET = ("abcXYZ09 _-—’.,;:«»©→日本語のテキイ中文ไทยПриветΣσςßéÉ\u0301\u0903ǅİ\ufffd\u00a0\t\n\r\x00\x10"
              "\u2009\u200b\u2013\u2018\u201c\u201d\xb6\u2026\xb7١٢")
 
 
