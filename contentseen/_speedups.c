@@ -372,13 +372,14 @@ static int64_t *open_count(OpenCounts *c, uint32_t key) {
     return &c->open[i];
 }
 
-/* tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, swallower_starts)
+/* tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, swallower_starts, names)
 
    tags: how many "<" ``raw`` holds; start_tags: the start tags of elements (a name starting with
    a letter, not of ``flat_keys``); bound: the most such elements open at once, counting per name
    key the start (+1) and end (-1) tags in order, a name's count never below 0 (text's
-   _open_elements_bound); swallower_starts: where the start tags named in ``swallower_keys`` are.
-   The key arrays are sorted uint32 in native order. */
+   _open_elements_bound); swallower_starts: where the start tags named in ``swallower_keys`` are;
+   names: the key of every name a start tag starting with a letter has (void ones too), once
+   each, uint32 in native order, in no order. The key arrays given are sorted uint32. */
 static PyObject *tag_scan(PyObject *self, PyObject *args) {
     Py_buffer buf, flat_buf, swallow_buf;
     if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &flat_buf, &swallow_buf))
@@ -389,7 +390,9 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
     Py_ssize_t n_flat = flat_buf.len / 4, n_swallow = swallow_buf.len / 4;
     PyObject *starts = PyList_New(0), *result = NULL;
     OpenCounts counts = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0};
-    if (!starts || !counts.keys || !counts.open) {
+    OpenCounts names = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0};
+    uint32_t *name_keys = NULL;
+    if (!starts || !counts.keys || !counts.open || !names.keys || !names.open) {
         if (starts)
             PyErr_NoMemory();
         goto done;
@@ -412,7 +415,13 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
             }
             Py_DECREF(pos);
         }
-        if (first < 'a' || first > 'z' || key_in(key, flat, n_flat))
+        if (first < 'a' || first > 'z')
+            continue;
+        if (!closing && !open_count(&names, key)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (key_in(key, flat, n_flat))
             continue;
         int64_t *open = open_count(&counts, key);
         if (!open) {
@@ -431,11 +440,24 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
                 bound = total;
         }
     }
-    result = Py_BuildValue("(nnLO)", tags, start_tags, (long long)bound, starts);
+    name_keys = PyMem_RawMalloc(names.n * sizeof(uint32_t) + 1);
+    if (!name_keys) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n_names = 0;
+    for (size_t i = 0; i <= names.mask; i++)
+        if (names.keys[i])
+            name_keys[n_names++] = names.keys[i];
+    result = Py_BuildValue("(nnLOy#)", tags, start_tags, (long long)bound, starts, (const char *)name_keys,
+                           n_names * (Py_ssize_t)sizeof(uint32_t));
 done:
     Py_XDECREF(starts);
     PyMem_RawFree(counts.keys);
     PyMem_RawFree(counts.open);
+    PyMem_RawFree(names.keys);
+    PyMem_RawFree(names.open);
+    PyMem_RawFree(name_keys);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&flat_buf);
     PyBuffer_Release(&swallow_buf);
@@ -479,7 +501,7 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, others): see the module."},
-    {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts)."},
+    {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},

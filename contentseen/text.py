@@ -72,12 +72,17 @@ except ImportError:  # pragma: no cover - depends on the install
 Extract = Literal["main", "body"]
 EXTRACT_MODES: tuple[str, ...] = ("main", "body")
 
-# Never visible, or not text (one query; "head" too when a frameset page has no body).
-_INVISIBLE = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select"
+# Never visible, or not text (one query; "head" too when a frameset page has no body). The query
+# names only those whose start tags the page holds (_named): a selector list costs lexbor a check
+# of every element against each selector, and most pages use two or three of these.
+_INVISIBLE_NAMES = ("script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed", "canvas",
+                    "select")
 # One query finds both what marks the main content (main, article, role=main) and the
 # boilerplate left out when nothing does (nav, header, footer, aside, the navigation, banner,
 # contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
-_MARKED = "main, article, nav, header, footer, aside, [role], [hidden], [aria-hidden]"
+# (Its elements by name, too, only those whose start tags the page holds.)
+_MARKED_NAMES = ("main", "article", "nav", "header", "footer", "aside")
+_MARKED_ATTRIBUTES = "[role], [hidden], [aria-hidden]"
 _MAIN_TAGS = frozenset(("main", "article"))
 _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
@@ -167,11 +172,12 @@ class Extractor:
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
-        html, utf8, deep = _prepared(html[:MAX_HTML_CHARS])
+        html, utf8, deep, names = _prepared(html[:MAX_HTML_CHARS])
         if deep:
             text = flat_text(html)
             return PageText(text, text, flat=True)
         tree = LexborHTMLParser(html if utf8 is None else utf8)
+        invisible_query = _named(_INVISIBLE_NAMES, names)
         root = tree.body
         # A frameset document has no body; one that had content before its <frameset> keeps a
         # body detached from the tree (no parent), holding none of the page's text.
@@ -179,9 +185,9 @@ class Extractor:
             root = tree.root
             if root is None:
                 return PageText("", "")
-            invisible = root.css(_INVISIBLE + ", head")
+            invisible = root.css(", ".join(filter(None, (invisible_query, "head"))))
         else:
-            invisible = root.css(_INVISIBLE)
+            invisible = root.css(invisible_query) if invisible_query else []
         # Last first: a match inside another is removed before the one holding it (one query over
         # the tree instead of one per tag, as strip_tags does; half the time on large pages).
         for node in reversed(invisible):
@@ -190,7 +196,7 @@ class Extractor:
         if self.mode == "body":
             return PageText(whole, whole)
         mains, boilerplate = [], []
-        for node in root.css(_MARKED):
+        for node in root.css(", ".join(filter(None, (_named(_MARKED_NAMES, names), _MARKED_ATTRIBUTES)))):
             attrs = node.attributes
             if node.tag in _MAIN_TAGS or attrs.get("role") == "main":
                 mains.append(node)
@@ -457,11 +463,11 @@ _SCOPE = {"p": frozenset("button table td th caption object template html".split
 _FOREIGN = frozenset(("svg", "math"))
 
 
-def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool]:
+def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, frozenset[int]]:
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
-    ``html`` holds lone surrogates, which it drops), and whether it nests elements deeper than
-    ``MAX_DEPTH`` (then parsing it is quadratic). One scan of the
+    ``html`` holds lone surrogates, which it drops), whether it nests elements deeper than
+    ``MAX_DEPTH`` (then parsing it is quadratic), and the name keys of its start tags. One scan of the
     tags (``_tag_scan``) serves both: a self-closed element is looked for only at tags of such a
     name, so a page without one costs nothing more.
 
@@ -475,45 +481,54 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool]:
         raw = utf8 = html.encode("utf-8")
     except UnicodeEncodeError:
         raw, utf8 = html.encode("utf-8", "replace"), None
-    tags, start_tags, bound, starts = _tag_scan(raw)
+    tags, start_tags, bound, starts, names = _tag_scan(raw)
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
         if close and "/>" in html:
             closed = _close_raw_text(html)
             if closed != html:
                 return _prepared(closed, close=False)
-        return html, utf8, False
+        return html, utf8, False, names
     if close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
         return _prepared(_close_raw_text(html), close=False)
     if start_tags <= MAX_DEPTH or bound <= MAX_DEPTH:
-        return html, utf8, False
-    return html, utf8, _tag_depth(html) > MAX_DEPTH
+        return html, utf8, False, names
+    return html, utf8, _tag_depth(html) > MAX_DEPTH, names
 
 
-def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int]]:
+def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int], frozenset[int]]:
     """The tags of ``raw`` (UTF-8 HTML): how many ``<`` it holds; how many start tags of
     elements (a name starting with a letter, neither void nor of ``_SELF_CLOSING_RUN``); the most
-    such elements open at once by ``_open_elements_bound``; and where the start tags of
-    ``_SWALLOWERS`` are. Names are told apart by their first ``_NAME_BYTES`` bytes. In C when
-    built (``contentseen/_speedups.c``), else in numpy (``_tag_scan_numpy``): the same figures."""
-    if _speedups is not None:
-        return _speedups.tag_scan(raw, _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES)
-    return _tag_scan_numpy(raw)
+    such elements open at once by ``_open_elements_bound``; where the start tags of
+    ``_SWALLOWERS`` are; and the names of all its start tags. Names are told apart by their first
+    ``_NAME_BYTES`` bytes (``_name_keys``). In C when built (``contentseen/_speedups.c``), else in
+    numpy (``_tag_scan_numpy``): the same figures."""
+    if _speedups is None:
+        return _tag_scan_numpy(raw)
+    tags, start_tags, bound, starts, names = _speedups.tag_scan(raw, _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES)
+    return tags, start_tags, bound, starts, frozenset(np.frombuffer(names, dtype=np.uint32).tolist())
 
 
-def _tag_scan_numpy(raw: bytes) -> tuple[int, int, int, list[int]]:
+def _tag_scan_numpy(raw: bytes) -> tuple[int, int, int, list[int], frozenset[int]]:
     """``_tag_scan`` in numpy."""
     data = np.frombuffer(raw + b"\0" * _NAME_BYTES, dtype=np.uint8)
     lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
     if not len(lt):
-        return 0, 0, 0, []
+        return 0, 0, 0, [], frozenset()
     end = data[lt + 1] == _SLASH
     name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
     keys = _name_keys(name)
     starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
-    tag = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z")) & ~_is_flat(keys)
+    letter = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z"))
+    tag = letter & ~_is_flat(keys)
     start_tags = int(np.count_nonzero(tag & ~end))
     bound = _open_elements_bound(keys[tag], np.where(end[tag], -1, 1)) if start_tags else 0
-    return len(lt), start_tags, bound, starts
+    return len(lt), start_tags, bound, starts, frozenset(keys[letter & ~end].tolist())
+
+
+def _named(names: tuple[str, ...], keys: frozenset[int]) -> str:
+    """A selector list of those of ``names`` whose key (``_NAME_KEY``) is among ``keys``: the
+    elements of those names a page can hold (a parser makes none of these without a start tag)."""
+    return ", ".join(n for n in names if _NAME_KEY[n] in keys)
 
 
 def _open_elements_bound(keys: np.ndarray, steps: np.ndarray) -> int:
@@ -569,6 +584,7 @@ def _keys_of(names) -> np.ndarray:
 
 _FLAT_KEYS = _keys_of(_VOID | _SELF_CLOSING_RUN)
 _SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
+_NAME_KEY = {n: int(_keys_of([n])[0]) for n in _INVISIBLE_NAMES + _MARKED_NAMES}
 _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES = _FLAT_KEYS.astype(np.uint32).tobytes(), _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 
@@ -655,7 +671,7 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    html, utf8, deep = _prepared(html[:MAX_HTML_CHARS])
+    html, utf8, deep, _ = _prepared(html[:MAX_HTML_CHARS])
     if deep:
         lower = html.lower()
         start = lower.find("<title")
