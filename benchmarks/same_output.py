@@ -1,0 +1,108 @@
+"""Whether a change left extraction and fingerprints as they were: the same pages through this
+checkout and through another revision (or through this one with the C speedups left out).
+
+For every HTML file under ``--root`` (default /usr/share/doc: the Debian documentation trees
+installed), pydoc's pages of the standard library (written once to a temporary folder, so both
+sides read the same bytes: pydoc prints object addresses) and, from the first 300 of them,
+a truncated copy and a copy with a self-closed ``<iframe/>`` after ``<body>``, one digest of
+``Extractor.texts``, ``html_title`` and ``PageFingerprinter.of_html`` under three schemes
+(default, ``extract="body"``, 128 bits). Each side runs in a process of its own, importing
+contentseen from its own tree; the differing pages are listed.
+
+    python3 benchmarks/same_output.py --against b8bb79a      # a git revision, checked out aside
+    python3 benchmarks/same_output.py --python-only           # this tree with and without the C speedups
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def pages(root: str, pydoc_dir: Path) -> list[tuple[str, str]]:
+    """(name, HTML) of every page compared, in a fixed order."""
+    from contentseen.text import decode_html
+
+    files = sorted({os.path.realpath(f) for f in glob.glob(f"{root}/**/*.html", recursive=True) if os.path.isfile(f)})
+    files += sorted(str(p) for p in pydoc_dir.glob("*.html"))
+    out = [(f, decode_html(Path(f).read_bytes(), "text/html")) for f in files]
+    rnd = random.Random(5)
+    for name, html in out[:300]:
+        out.append((f"{name} (truncated)", html[: rnd.randint(0, len(html))]))
+        out.append((f"{name} (<iframe/>)", html.replace("<body>", "<body><iframe src=x/>", 1)))
+    return out
+
+
+def digests(root: str, pydoc_dir: Path, python_only: bool) -> list[str]:
+    """One line per page: its name and the digest of everything compared."""
+    from contentseen import text, tokens
+    from contentseen.fingerprints import Scheme
+
+    if python_only:
+        text._speedups = tokens._speedups = None
+    schemes = [Scheme().build(), Scheme(extract="body").build(), Scheme(bits=128).build()]
+    lines = []
+    for name, html in pages(root, pydoc_dir):
+        parts = [repr(schemes[0].extractor.texts(html)), text.html_title(html)]
+        parts += [repr(pf.of_html(html)) for pf in schemes]
+        digest = hashlib.sha1("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+        lines.append(f"{digest} {name}")
+    return lines
+
+
+def run_side(tree: Path, root: str, pydoc_dir: Path, python_only: bool, out: Path) -> None:
+    """``digests`` in a process importing contentseen from ``tree``."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]);"
+            "from same_output import digests; from pathlib import Path;"
+            "Path(sys.argv[6]).write_text('\\n'.join(digests(sys.argv[3], Path(sys.argv[4]), sys.argv[5] == '1')))")
+    subprocess.run([sys.executable, "-c", code, str(tree), str(REPO / "benchmarks"), root, str(pydoc_dir),
+                    "1" if python_only else "0", str(out)], check=True, cwd=tree)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    side = p.add_mutually_exclusive_group(required=True)
+    side.add_argument("--against", metavar="REV", help="a git revision of this repository")
+    side.add_argument("--python-only", action="store_true", help="this tree without its C speedups")
+    p.add_argument("--root", default="/usr/share/doc", help="where the HTML files are (default %(default)s)")
+    args = p.parse_args(argv)
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from htmlcorpus import pydoc_pages
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        pydoc_dir = tmp_path / "pydoc"
+        pydoc_dir.mkdir()
+        for i, body in enumerate(pydoc_pages(200).values()):
+            (pydoc_dir / f"{i:03d}.html").write_bytes(body)
+        other = REPO
+        if args.against:
+            other = tmp_path / "other"
+            subprocess.run(["git", "worktree", "add", "-q", "--detach", str(other), args.against], cwd=REPO, check=True)
+        try:
+            run_side(REPO, args.root, pydoc_dir, False, tmp_path / "this.txt")
+            run_side(other, args.root, pydoc_dir, bool(args.python_only), tmp_path / "other.txt")
+        finally:
+            if args.against:
+                subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=REPO, check=False)
+        this = (tmp_path / "this.txt").read_text().splitlines()
+        that = (tmp_path / "other.txt").read_text().splitlines()
+    differ = [a.split(" ", 1)[1] for a, b in zip(this, that) if a != b]
+    label = f"revision {args.against}" if args.against else "this tree without the C speedups"
+    print(f"{len(this)} pages; {len(differ)} differ from {label}")
+    for name in differ[:50]:
+        print(f"  {name}")
+    return 1 if differ or len(this) != len(that) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
