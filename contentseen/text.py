@@ -235,7 +235,8 @@ class Extractor:
             if not kids or len(kids) > MAX_KIDS:
                 return node
             frees = [_chars(k, weigh) for k in copies]
-            totals = None  # each kid's text with links, when weighed: the next step's total is the chosen one's
+            # each kid's text with links, when weighed: the next step's total is the chosen one's
+            totals = None
             if node is body:  # a node's text is its children's: the body's is not read again
                 totals = [_chars(k, weigh) for k in kids]
                 free, total = sum(frees) + _loose_chars(copy, weigh), sum(totals) + _loose_chars(body, weigh)
@@ -467,9 +468,9 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
     ``html`` holds lone surrogates, which it drops), whether it nests elements deeper than
-    ``MAX_DEPTH`` (then parsing it is quadratic), and the name keys of its start tags. One scan of the
-    tags (``_tag_scan``) serves both: a self-closed element is looked for only at tags of such a
-    name, so a page without one costs nothing more.
+    ``MAX_DEPTH`` (then parsing it is quadratic), and the name keys of its start tags. One scan
+    of the tags (``_tag_scan``) serves all three: a self-closed element is looked for only at
+    tags of such a name, so a page without one costs nothing more.
 
     The depth: first a bound from the scan: at any point the depth is at most the number of
     elements opened and not yet closed by an end tag of their name (void elements, and those

@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import filterfalse
 from typing import Mapping, Sequence
 
@@ -159,29 +159,28 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     more than ``_MOST_OTHERS`` of the distinct pieces, None too (``token_counts`` is faster)."""
     if _speedups is None:
         return None
-    raw_hashes, raw_counts, raw_flags, raw_sequence, others = _speedups.scan(text.encode("utf-8", "replace"),
-                                                                            _SEPARATOR_BYTES)
+    data = text.encode("utf-8", "replace")
+    raw_hashes, raw_counts, raw_flags, raw_sequence, others = _speedups.scan(data, _SEPARATOR_BYTES)
     hashes = np.frombuffer(raw_hashes, dtype=np.uint64)
     counts = np.frombuffer(raw_counts, dtype=np.int64)
     flags = np.frombuffer(raw_flags, dtype=np.uint8)
     order = np.frombuffer(raw_sequence, dtype=np.int32)  # each piece's distinct index
     if len(others) > _MOST_OTHERS * len(hashes):
         return None
+    digits = flags == _DIGITS
     if not others:
-        digits = flags == _DIGITS
         return HashedTokens(hashes, counts, digits, hashes[order[~digits[order]]])
-    pieces = [(k, piece.decode("utf-8").casefold()) for k, piece in others]
-    split = [(k, text_of, _tokens(text_of)) for k, text_of in pieces]
+    split = [(k, text_of, _tokens(text_of)) for k, text_of in ((k, p.decode("utf-8").casefold()) for k, p in others)]
     if not any(found for _, _, found in split):  # none, or only symbols without a word (« » ©)
-        digits = flags == _DIGITS
         kept = flags != _OTHERS
-        return HashedTokens(hashes[kept], counts[kept], digits[kept], hashes[order[(flags != _DIGITS)[order] & kept[order]]])
+        return HashedTokens(hashes[kept], counts[kept], digits[kept], hashes[order[~digits[order] & kept[order]]])
     # As token_counts does with a Counter, keyed by hash: each piece with other characters is
     # taken out and its tokens counted in, in place where already counted, else after all others.
     position = dict(zip(hashes.tolist(), range(len(hashes))))
     counted = counts.tolist()
     removed: list[int] = []
-    added, added_numbers = [], []
+    added: list[int] = []
+    added_numbers: list[bool] = []
     words_of: dict[int, list[int]] = {}  # a piece's words in word_sequence, hashed
     for k, text_of, found in split:
         at = position.pop(int(hashes[k]))
@@ -201,21 +200,20 @@ def hashed_tokens(text: str) -> HashedTokens | None:
         words_of[k] = [_hash64(w) for w in map(str.encode, _RUN.findall(text_of)) if not w.isdigit()]
     kept = np.ones(len(counted), dtype=bool)
     kept[removed] = False
-    keys = np.concatenate((hashes, np.array(added, dtype=np.uint64)))[kept]
-    digits = np.concatenate((flags == _DIGITS, np.array(added_numbers, dtype=bool)))[kept]
-    counted = np.array(counted, dtype=np.int64)[kept]
     # The sequence: each piece's words, one for an ASCII piece (none for a number), those of
     # words_of for the others, looked up in one array of all of them (no loop over pieces).
-    lengths = (flags != _DIGITS).astype(np.int64)
+    lengths = (~digits).astype(np.int64)
     offsets = np.arange(len(hashes), dtype=np.int64)
     extra: list[int] = []
-    for k, _ in others:
+    for k, _, _ in split:
         lengths[k], offsets[k] = len(words_of[k]), len(hashes) + len(extra)
         extra += words_of[k]
     words = np.concatenate((hashes, np.array(extra, dtype=np.uint64)))
     run = lengths[order]
     at = np.repeat(offsets[order] - (np.cumsum(run) - run), run) + np.arange(int(run.sum()))
-    return HashedTokens(keys, counted, digits, words[at])
+    return HashedTokens(np.concatenate((hashes, np.array(added, dtype=np.uint64)))[kept],
+                        np.array(counted, dtype=np.int64)[kept],
+                        np.concatenate((digits, np.array(added_numbers, dtype=bool)))[kept], words[at])
 
 
 def word_sequence(text: str) -> list[bytes]:
