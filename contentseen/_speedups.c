@@ -5,18 +5,19 @@
    lower-cased, digits and bytes >= 0x80 kept, every other byte a separator, and so are the
    characters whose UTF-8 bytes ``separators`` (a tuple) lists -- and returns
 
-     (hashes, counts, flags, sequence, others)
+     (hashes, counts, flags, sequence, words, others)
 
    hashes   bytes: the xxh64 (seed 0) of each distinct piece, uint64 in native order, in the order
             each piece is first met (a Counter's order);
    counts   bytes: how often each occurs, int64;
    flags    bytes: one per distinct piece, 1 = digits only, 2 = holds a byte >= 0x80;
    sequence bytes: for every piece in order, the index of its distinct piece, int32;
+   words    bytes: the xxh64 of every piece in order that is neither digits only nor holds a
+            byte >= 0x80, uint64 (word_sequence's words when there are no others);
    others   list of (index, piece bytes) of the distinct pieces holding a byte >= 0x80, in order:
             the Python side splits those by its regular expressions.
 
-   Pieces are told apart by their 64-bit hash; two distinct pieces of one page sharing one is a
-   chance of about n^2 / 2^65.
+   Pieces are told apart by their bytes.
 
    nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
    weigh(text) their UTF-8 bytes, as text._chars.
@@ -110,18 +111,34 @@ static uint64_t xxh64(const uint8_t *p, size_t len) {
 static uint8_t piece_byte[256];
 
 typedef struct {
-    uint64_t *hashes;
+    uint64_t *keys;   /* quick_key of each distinct piece: what the slots are probed by */
+    uint64_t *hashes; /* its xxh64 */
     int64_t *counts;
     uint8_t *flags;
     Py_ssize_t *starts, *lens; /* where each distinct piece was first met */
     Py_ssize_t n, cap;
     int32_t *slots; /* open addressing: index + 1, 0 = empty; at most half full */
     size_t mask;
+    const uint8_t *text; /* the lower-cased text the pieces are in, 8 zero bytes after its end */
 } Table;
+
+/* A cheap key of a piece of ``len`` bytes at ``p`` (8 readable bytes after it): its first and
+   last 8 bytes and its length, mixed. Pieces are compared by their bytes; xxh64 is computed
+   only for each distinct one. */
+static inline uint64_t low_bytes(Py_ssize_t len) { return len >= 8 ? ~(uint64_t)0 : (((uint64_t)1) << (8 * len)) - 1; }
+
+static inline uint64_t quick_key(const uint8_t *p, size_t len) {
+    uint64_t head = read64(p) & low_bytes((Py_ssize_t)len);
+    uint64_t tail = len > 8 ? read64(p + len - 8) : 0;
+    uint64_t h = (head ^ (uint64_t)len) * P1 ^ rotl64(tail * P2, 29);
+    return h ^ (h >> 32);
+}
 
 /* Room for twice as many distinct pieces (without the GIL: raw allocators); 0 on no memory. */
 static int table_grow(Table *t) {
     Py_ssize_t cap = t->cap ? 2 * t->cap : 1024;
+    uint64_t *keys = PyMem_RawRealloc(t->keys, cap * sizeof(uint64_t));
+    if (keys) t->keys = keys;
     uint64_t *hashes = PyMem_RawRealloc(t->hashes, cap * sizeof(uint64_t));
     if (hashes) t->hashes = hashes;
     int64_t *counts = PyMem_RawRealloc(t->counts, cap * sizeof(int64_t));
@@ -133,7 +150,7 @@ static int table_grow(Table *t) {
     Py_ssize_t *lens = PyMem_RawRealloc(t->lens, cap * sizeof(Py_ssize_t));
     if (lens) t->lens = lens;
     int32_t *slots = PyMem_RawCalloc((size_t)cap * 2, sizeof(int32_t));
-    if (!hashes || !counts || !flags || !starts || !lens || !slots) {
+    if (!keys || !hashes || !counts || !flags || !starts || !lens || !slots) {
         PyMem_RawFree(slots);
         return 0;
     }
@@ -142,7 +159,7 @@ static int table_grow(Table *t) {
     t->mask = (size_t)cap * 2 - 1;
     t->cap = cap;
     for (Py_ssize_t k = 0; k < t->n; k++) {
-        size_t i = (size_t)(t->hashes[k] ^ (t->hashes[k] >> 29)) & t->mask;
+        size_t i = (size_t)t->keys[k] & t->mask;
         while (t->slots[i])
             i = (i + 1) & t->mask;
         t->slots[i] = (int32_t)(k + 1);
@@ -151,6 +168,7 @@ static int table_grow(Table *t) {
 }
 
 static void table_free(Table *t) {
+    PyMem_RawFree(t->keys);
     PyMem_RawFree(t->hashes);
     PyMem_RawFree(t->counts);
     PyMem_RawFree(t->flags);
@@ -159,28 +177,40 @@ static void table_free(Table *t) {
     PyMem_RawFree(t->slots);
 }
 
-/* The index of the distinct piece of hash ``h``, added (count 0) when new; -1 on no memory. */
-static Py_ssize_t table_index(Table *t, uint64_t h, uint8_t flag, Py_ssize_t start, Py_ssize_t len) {
-    size_t i = (size_t)(h ^ (h >> 29)) & t->mask;
+/* The index of the distinct piece of ``len`` bytes at ``start`` in the text, added (count 0,
+   its xxh64 and flags computed) when new; -1 on no memory. */
+static Py_ssize_t table_index(Table *t, Py_ssize_t start, Py_ssize_t len) {
+    const uint8_t *piece = t->text + start;
+    uint64_t key = quick_key(piece, (size_t)len);
+    size_t i = (size_t)key & t->mask;
     for (;;) {
         int32_t s = t->slots[i];
         if (s == 0)
             break;
-        if (t->hashes[s - 1] == h)
-            return s - 1;
+        Py_ssize_t k = s - 1;
+        if (t->keys[k] == key && t->lens[k] == len &&
+            (len <= 8 ? !((read64(t->text + t->starts[k]) ^ read64(piece)) & low_bytes(len))
+                      : !memcmp(t->text + t->starts[k], piece, (size_t)len)))
+            return k;
         i = (i + 1) & t->mask;
     }
     if (t->n == t->cap) {
         if (!table_grow(t))
             return -1;
-        i = (size_t)(h ^ (h >> 29)) & t->mask;
+        i = (size_t)key & t->mask;
         while (t->slots[i])
             i = (i + 1) & t->mask;
     }
+    int digits = 1, high = 0;
+    for (Py_ssize_t j = 0; j < len; j++) {
+        high |= piece[j] >= 0x80;
+        digits &= piece[j] >= '0' && piece[j] <= '9';
+    }
     Py_ssize_t k = t->n++;
-    t->hashes[k] = h;
+    t->keys[k] = key;
+    t->hashes[k] = xxh64(piece, (size_t)len);
     t->counts[k] = 0;
-    t->flags[k] = flag;
+    t->flags[k] = high ? 2 : (digits ? 1 : 0);
     t->starts[k] = start;
     t->lens[k] = len;
     t->slots[i] = (int32_t)(k + 1);
@@ -220,28 +250,28 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         return NULL;
     }
     Table t = {0};
-    uint8_t *lower = PyMem_RawMalloc(size ? size : 1);
-    Py_ssize_t seq_cap = 1024, pieces = 0;
+    uint8_t *lower = PyMem_RawMalloc(size + 8);
+    Py_ssize_t seq_cap = 1024, pieces = 0, n_words = 0;
     int32_t *sequence = PyMem_RawMalloc(seq_cap * sizeof(int32_t));
-    int ok = lower && sequence && table_grow(&t);
+    uint64_t *words = PyMem_RawMalloc(seq_cap * sizeof(uint64_t));
+    t.text = lower;
+    int ok = lower && sequence && words && table_grow(&t);
     PyObject *result = NULL;
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < size;) {
-            uint8_t c = data[i];
-            Py_ssize_t skip = 0;
-            if (c >= 0xC0) {
-                for (Py_ssize_t j = 0; j < n_seps && !skip; j++)
-                    if (seps[j][0] == c && i + sep_lens[j] <= size && !memcmp(data + i, seps[j], sep_lens[j]))
-                        skip = sep_lens[j];
-            }
-            if (skip) {
-                memset(lower + i, 0, skip);
-                i += skip;
-            } else {
-                lower[i++] = piece_byte[c];
+        for (Py_ssize_t i = 0; i < size; i++)
+            lower[i] = piece_byte[data[i]];
+        /* The separators' bytes made separators: found by their lead bytes (valid UTF-8 holds
+           such a sequence only as that character). */
+        for (Py_ssize_t j = 0; j < n_seps; j++) {
+            const uint8_t *at = data, *end = data + size;
+            while ((at = memchr(at, seps[j][0], (size_t)(end - at))) != NULL) {
+                if (at + sep_lens[j] <= end && !memcmp(at, seps[j], sep_lens[j]))
+                    memset(lower + (at - data), 0, sep_lens[j]);
+                at++;
             }
         }
+        memset(lower + size, 0, 8); /* also ends the last piece */
         Py_ssize_t i = 0;
         while (ok && i < size) {
             while (i < size && lower[i] == 0)
@@ -249,19 +279,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (i >= size)
                 break;
             Py_ssize_t start = i;
-            int digits = 1, high = 0;
-            while (i < size && lower[i] != 0) {
-                uint8_t c = lower[i];
-                high |= c >= 0x80;
-                digits &= c >= '0' && c <= '9';
+            while (lower[i] != 0)
                 i++;
-            }
-            uint64_t h = xxh64(lower + start, (size_t)(i - start));
-            Py_ssize_t k = table_index(&t, h, high ? 2 : (digits ? 1 : 0), start, i - start);
+            Py_ssize_t k = table_index(&t, start, i - start);
             if (k >= 0 && pieces == seq_cap) {
                 int32_t *more = PyMem_RawRealloc(sequence, 2 * seq_cap * sizeof(int32_t));
-                if (more) {
+                if (more)
                     sequence = more;
+                uint64_t *more_words = more ? PyMem_RawRealloc(words, 2 * seq_cap * sizeof(uint64_t)) : NULL;
+                if (more_words) {
+                    words = more_words;
                     seq_cap *= 2;
                 }
             }
@@ -271,6 +298,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             }
             t.counts[k]++;
             sequence[pieces++] = (int32_t)k;
+            if (!t.flags[k])
+                words[n_words++] = t.hashes[k];
         }
         Py_END_ALLOW_THREADS
     }
@@ -292,12 +321,14 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         }
         Py_DECREF(item);
     }
-    result = Py_BuildValue("(y#y#y#y#N)", (const char *)t.hashes, t.n * (Py_ssize_t)sizeof(uint64_t),
+    result = Py_BuildValue("(y#y#y#y#y#N)", (const char *)t.hashes, t.n * (Py_ssize_t)sizeof(uint64_t),
                            (const char *)t.counts, t.n * (Py_ssize_t)sizeof(int64_t), (const char *)t.flags, t.n,
-                           (const char *)sequence, pieces * (Py_ssize_t)sizeof(int32_t), others);
+                           (const char *)sequence, pieces * (Py_ssize_t)sizeof(int32_t),
+                           (const char *)words, n_words * (Py_ssize_t)sizeof(uint64_t), others);
 done:
     PyMem_RawFree(lower);
     PyMem_RawFree(sequence);
+    PyMem_RawFree(words);
     table_free(&t);
     PyBuffer_Release(&buf);
     return result;
@@ -500,7 +531,7 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, others): see the module."},
+    {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, others): see the module."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},

@@ -160,7 +160,7 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     if _speedups is None:
         return None
     data = text.encode("utf-8", "replace")
-    raw_hashes, raw_counts, raw_flags, raw_sequence, others = _speedups.scan(data, _SEPARATOR_BYTES)
+    raw_hashes, raw_counts, raw_flags, raw_sequence, raw_words, others = _speedups.scan(data, _SEPARATOR_BYTES)
     hashes = np.frombuffer(raw_hashes, dtype=np.uint64)
     counts = np.frombuffer(raw_counts, dtype=np.int64)
     flags = np.frombuffer(raw_flags, dtype=np.uint8)
@@ -168,12 +168,13 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     if len(others) > _MOST_OTHERS * len(hashes):
         return None
     digits = flags == _DIGITS
+    ascii_words = np.frombuffer(raw_words, dtype=np.uint64)  # the sequence, but for others' words
     if not others:
-        return HashedTokens(hashes, counts, digits, hashes[order[~digits[order]]])
+        return HashedTokens(hashes, counts, digits, ascii_words)
     split = [(k, text_of, _tokens(text_of)) for k, text_of in ((k, p.decode("utf-8").casefold()) for k, p in others)]
     if not any(found for _, _, found in split):  # none, or only symbols without a word (« » ©)
         kept = flags != _OTHERS
-        return HashedTokens(hashes[kept], counts[kept], digits[kept], hashes[order[~digits[order] & kept[order]]])
+        return HashedTokens(hashes[kept], counts[kept], digits[kept], ascii_words)
     # As token_counts does with a Counter, keyed by hash: each piece with other characters is
     # taken out and its tokens counted in, in place where already counted, else after all others.
     position = dict(zip(hashes.tolist(), range(len(hashes))))
