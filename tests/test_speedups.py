@@ -100,6 +100,22 @@ def test_tag_scan_is_the_numpy_scans():
 
 
 @needs_build
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(max_size=200))
+def test_hashed_tokens_on_any_text(text):
+    _check_tokens(text)
+
+
+@needs_build
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.binary(max_size=3000), st.lists(st.sampled_from([b"<", b"</", b"/>", b">", b"<IFRAME", b"<p", b"<br"]),
+                                           max_size=600))
+def test_tag_scan_on_any_bytes(noise, tags):
+    raw = noise + b"".join(tags) + noise[::-1]
+    assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
+
+
+@needs_build
 def test_same_fingerprints_with_and_without_the_token_scan(pydoc_texts):
     fast, slow = Scheme().build(), Scheme().build()
     slow._scan = False
