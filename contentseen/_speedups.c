@@ -553,5 +553,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         else
             piece_byte[c] = 0;
     }
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* contentseen._native.API: the Python side uses this module only when they agree. */
+    if (m && PyModule_AddIntConstant(m, "API", 1) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -144,8 +144,8 @@ class ContentSeenMiddleware:
                     scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
         if text._speedups is None or tokens._speedups is None:
             logger.info("ContentSeen: its C speedups are not built (no C compiler or Python headers when it was "
-                        "installed): pages are fingerprinted in Python, at about 1.8 times the cost (README, "
-                        "\"Quick start\")")
+                        "installed, or built from other sources: reinstall): pages are fingerprinted in Python, "
+                        "at about 1.8 times the cost (README, \"Quick start\")")
         return mw
 
     def _track_deliveries(self, directory, name: str, store: str) -> None:

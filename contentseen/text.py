@@ -64,10 +64,8 @@ import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
-try:  # the optional C build (setup.py); without it the tags are scanned in numpy
-    from . import _speedups
-except ImportError:  # pragma: no cover - depends on the install
-    _speedups = None
+from ._native import speedups as _speedups  # None: the tags are scanned in numpy
+
 
 Extract = Literal["main", "body"]
 EXTRACT_MODES: tuple[str, ...] = ("main", "body")

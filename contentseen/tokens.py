@@ -26,12 +26,9 @@ from typing import Mapping, Sequence
 import numpy as np
 from xxhash import xxh64_intdigest as _hash64
 
+from ._native import speedups as _speedups  # None: tokens are counted in Python
 from .errors import ContentSeenError
 
-try:  # the optional C build (setup.py); without it tokens are counted in Python
-    from . import _speedups
-except ImportError:  # pragma: no cover - depends on the install
-    _speedups = None
 _DIGITS, _OTHERS = 1, 2  # the scan's piece flags
 # Above this share of distinct pieces holding other characters than ASCII, hashed_tokens leaves
 # a text to token_counts: the Python work is then the same, and the hashing an extra cost.

@@ -159,3 +159,24 @@ def test_built_where_a_compiler_and_headers_are():
     compiler = shutil.which(os.environ.get("CC", "cc"))
     headers = Path(sysconfig.get_paths()["include"], "Python.h").exists()
     assert not (compiler and headers) or text_module._speedups is not None and tokens._speedups is not None
+
+
+def test_speedups_built_from_other_sources_are_not_used(monkeypatch):
+    # A checkout updated without reinstalling keeps the old build, whose functions take other
+    # arguments: every page would fail. Its API number tells it apart, and Python does the work.
+    import importlib
+    import types
+
+    import contentseen
+    from contentseen import _native
+
+    stale = types.ModuleType("contentseen._speedups")
+    stale.API = _native.API - 1
+    monkeypatch.setitem(sys.modules, "contentseen._speedups", stale)
+    monkeypatch.setattr(contentseen, "_speedups", stale, raising=False)
+    try:
+        assert importlib.reload(_native).speedups is None
+    finally:
+        monkeypatch.undo()
+        importlib.reload(_native)
+    assert _native.speedups is text_module._speedups
