@@ -9,8 +9,10 @@ Two definitions of a word:
 * ``token_counts`` -- any language's, for pages on the web: a maximal run of letters or digits
   of any script, case-folded (``Σ`` and a final ``ς`` are one letter); in scripts written
   without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) each pair of
-  neighbouring characters is a token. With ASCII words only, a Russian and a Japanese page that shared an English byline had the same
-  fingerprint, and a page of dates and version numbers had none.
+  neighbouring characters is a token. With ASCII words only, a Russian and a Japanese page that
+  shared an English byline had the same fingerprint, and a page of dates and version numbers
+  had none. ``hashed_tokens`` gives the same tokens, and ``word_sequence``'s words, as arrays of
+  their hashes, by the C scan where it is built (``contentseen/_speedups.c``).
 """
 
 from __future__ import annotations
