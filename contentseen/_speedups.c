@@ -17,7 +17,8 @@
    others   list of (index, piece bytes) of the distinct pieces holding a byte >= 0x80, in order:
             the Python side splits those by its regular expressions.
 
-   Pieces are told apart by their bytes.
+   Pieces are told apart by their bytes. None instead where the pieces would cost too many
+   probes of the table (a text crafted to collide): Python's dict is the way there.
 
    nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
    weigh(text) their UTF-8 bytes, as text._chars.
@@ -120,6 +121,7 @@ typedef struct {
     int32_t *slots; /* open addressing: index + 1, 0 = empty; at most half full */
     size_t mask;
     const uint8_t *text; /* the lower-cased text the pieces are in, 8 zero bytes after its end */
+    Py_ssize_t probes, budget; /* slots looked at, and how many a text may cost (see scan) */
 } Table;
 
 /* A cheap key of a piece of ``len`` bytes at ``p`` (8 readable bytes after it): its first and
@@ -178,7 +180,7 @@ static void table_free(Table *t) {
 }
 
 /* The index of the distinct piece of ``len`` bytes at ``start`` in the text, added (count 0,
-   its xxh64 and flags computed) when new; -1 on no memory. */
+   its xxh64 and flags computed) when new; -1 on no memory, -2 past the probe budget. */
 static Py_ssize_t table_index(Table *t, Py_ssize_t start, Py_ssize_t len) {
     const uint8_t *piece = t->text + start;
     uint64_t key = quick_key(piece, (size_t)len);
@@ -188,6 +190,8 @@ static Py_ssize_t table_index(Table *t, Py_ssize_t start, Py_ssize_t len) {
         if (s == 0)
             break;
         Py_ssize_t k = s - 1;
+        if (++t->probes > t->budget)
+            return -2;
         if (t->keys[k] == key && t->lens[k] == len &&
             (len <= 8 ? !((read64(t->text + t->starts[k]) ^ read64(piece)) & low_bytes(len))
                       : !memcmp(t->text + t->starts[k], piece, (size_t)len)))
@@ -250,6 +254,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         return NULL;
     }
     Table t = {0};
+    /* A text crafted so that its pieces share a slot would cost time quadratic in its length: past
+       a few probes a byte, the scan gives up (None) and the caller counts in Python, whose dict
+       hashes are seeded at random. */
+    t.budget = 4 * size + 4096;
+    int gave_up = 0;
     uint8_t *lower = PyMem_RawMalloc(size + 8);
     Py_ssize_t seq_cap = 1024, pieces = 0, n_words = 0;
     int32_t *sequence = PyMem_RawMalloc(seq_cap * sizeof(int32_t));
@@ -292,6 +301,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                     seq_cap *= 2;
                 }
             }
+            if (k == -2) {
+                gave_up = 1;
+                break;
+            }
             if (k < 0 || pieces == seq_cap) {
                 ok = 0;
                 break;
@@ -305,6 +318,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     if (!ok) {
         PyErr_NoMemory();
+        goto done;
+    }
+    if (gave_up) {
+        result = Py_NewRef(Py_None);
         goto done;
     }
     PyObject *others = PyList_New(0);
@@ -365,9 +382,11 @@ typedef struct {
     uint32_t *keys;
     int64_t *open;
     size_t mask, n;
+    Py_ssize_t probes, budget; /* as the token scan's Table: past the budget, give up */
 } OpenCounts;
 
-/* The open count of ``key``'s elements (added at 0 when new); NULL on no memory. */
+/* The open count of ``key``'s elements (added at 0 when new); NULL on no memory or past the
+   probe budget (``probes > budget`` then). */
 static int64_t *open_count(OpenCounts *c, uint32_t key) {
     if (c->n * 2 >= c->mask + 1) {
         size_t slots = (c->mask + 1) * 2;
@@ -394,8 +413,11 @@ static int64_t *open_count(OpenCounts *c, uint32_t key) {
         c->mask = slots - 1;
     }
     size_t i = (key * 2654435761u) & c->mask;  /* a tag's key is never 0: it starts with a letter */
-    while (c->keys[i] && c->keys[i] != key)
+    while (c->keys[i] && c->keys[i] != key) {
+        if (++c->probes > c->budget)
+            return NULL;
         i = (i + 1) & c->mask;
+    }
     if (!c->keys[i]) {
         c->keys[i] = key;
         c->n++;
@@ -410,7 +432,8 @@ static int64_t *open_count(OpenCounts *c, uint32_t key) {
    key the start (+1) and end (-1) tags in order, a name's count never below 0 (text's
    _open_elements_bound); swallower_starts: where the start tags named in ``swallower_keys`` are;
    names: the key of every name a start tag starting with a letter has (void ones too), once
-   each, uint32 in native order, in no order. The key arrays given are sorted uint32. */
+   each, uint32 in native order, in no order. The key arrays given are sorted uint32. None where
+   the names would cost too many probes of its tables (crafted to collide). */
 static PyObject *tag_scan(PyObject *self, PyObject *args) {
     Py_buffer buf, flat_buf, swallow_buf;
     if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &flat_buf, &swallow_buf))
@@ -420,8 +443,9 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
     const uint32_t *flat = (const uint32_t *)flat_buf.buf, *swallow = (const uint32_t *)swallow_buf.buf;
     Py_ssize_t n_flat = flat_buf.len / 4, n_swallow = swallow_buf.len / 4;
     PyObject *starts = PyList_New(0), *result = NULL;
-    OpenCounts counts = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0};
-    OpenCounts names = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0};
+    Py_ssize_t budget = 4 * size + 4096;
+    OpenCounts counts = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0, 0, budget};
+    OpenCounts names = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0, 0, budget};
     uint32_t *name_keys = NULL;
     if (!starts || !counts.keys || !counts.open || !names.keys || !names.open) {
         if (starts)
@@ -448,17 +472,13 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
         }
         if (first < 'a' || first > 'z')
             continue;
-        if (!closing && !open_count(&names, key)) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        if (!closing && !open_count(&names, key))
+            goto failed;
         if (key_in(key, flat, n_flat))
             continue;
         int64_t *open = open_count(&counts, key);
-        if (!open) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        if (!open)
+            goto failed;
         if (closing) {
             if (*open > 0) {
                 (*open)--;
@@ -482,6 +502,12 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
             name_keys[n_names++] = names.keys[i];
     result = Py_BuildValue("(nnLOy#)", tags, start_tags, (long long)bound, starts, (const char *)name_keys,
                            n_names * (Py_ssize_t)sizeof(uint32_t));
+    goto done;
+failed: /* no memory, or names crafted to share slots: None, and the caller scans in numpy */
+    if (counts.probes > counts.budget || names.probes > names.budget)
+        result = Py_NewRef(Py_None);
+    else
+        PyErr_NoMemory();
 done:
     Py_XDECREF(starts);
     PyMem_RawFree(counts.keys);

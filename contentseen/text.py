@@ -501,9 +501,10 @@ def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int], frozenset[int]]:
     ``_SWALLOWERS`` are; and the names of all its start tags. Names are told apart by their first
     ``_NAME_BYTES`` bytes (``_name_keys``). In C when built (``contentseen/_speedups.c``), else in
     numpy (``_tag_scan_numpy``): the same figures."""
-    if _speedups is None:
+    scanned = None if _speedups is None else _speedups.tag_scan(raw, _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES)
+    if scanned is None:  # not built, or names crafted to collide in its tables
         return _tag_scan_numpy(raw)
-    tags, start_tags, bound, starts, names = _speedups.tag_scan(raw, _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES)
+    tags, start_tags, bound, starts, names = scanned
     return tags, start_tags, bound, starts, frozenset(np.frombuffer(names, dtype=np.uint32).tolist())
 
 

@@ -155,11 +155,14 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     """``HashedTokens`` of ``text``, by the C token scan (``contentseen/_speedups.c``); None
     where it is not built (then ``token_counts`` is the way). Pieces holding other characters
     than ASCII are split by the same regular expressions as in ``token_counts``; where they are
-    more than ``_MOST_OTHERS`` of the distinct pieces, None too (``token_counts`` is faster)."""
+    more than ``_MOST_OTHERS`` of the distinct pieces, None too (``token_counts`` is faster), and
+    for a text whose pieces were crafted to collide in the scan's table."""
     if _speedups is None:
         return None
-    data = text.encode("utf-8", "replace")
-    raw_hashes, raw_counts, raw_flags, raw_sequence, raw_words, others = _speedups.scan(data, _SEPARATOR_BYTES)
+    scanned = _speedups.scan(text.encode("utf-8", "replace"), _SEPARATOR_BYTES)
+    if scanned is None:  # pieces crafted to collide in its table: a dict's seeded hashes are safe
+        return None
+    raw_hashes, raw_counts, raw_flags, raw_sequence, raw_words, others = scanned
     hashes = np.frombuffer(raw_hashes, dtype=np.uint64)
     counts = np.frombuffer(raw_counts, dtype=np.int64)
     flags = np.frombuffer(raw_flags, dtype=np.uint8)

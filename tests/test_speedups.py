@@ -6,10 +6,13 @@ built wherever a C compiler and the Python headers are at hand (as on CI)."""
 from __future__ import annotations
 
 import os
+import itertools
 import random
 import shutil
+import string
 import sys
 import sysconfig
+import time
 from pathlib import Path
 from unittest import mock
 
@@ -180,3 +183,24 @@ def test_speedups_built_from_other_sources_are_not_used(monkeypatch):
         monkeypatch.undo()
         importlib.reload(_native)
     assert _native.speedups is text_module._speedups
+
+
+@needs_build
+def test_pieces_and_names_crafted_to_collide_cost_linear_time():
+    # The same first and last 8 bytes and length: one slot of the scan's table for all. The scan
+    # gives up past its probe budget and Python's dict (seeded hashes) counts them.
+    crafted = " ".join(f"aaaaaaaa{i:06d}bbbbbbbb" for i in range(100_000))
+    started = time.process_time()
+    assert speedups.scan(crafted.encode(), tokens._SEPARATOR_BYTES) is None
+    assert tokens.hashed_tokens(crafted) is None
+    page = PageText(crafted, crafted)
+    fast, slow = Scheme().build(), Scheme().build()
+    slow._scan = False
+    assert fast.of_texts(page) == slow.of_texts(page)
+    assert time.process_time() - started < 5, "quadratic"
+    # Many tag names (4 bytes tell them apart): still one pass.
+    names = ["".join(p) for p in itertools.islice(itertools.product(string.ascii_lowercase, repeat=4), 300_000)]
+    raw = "".join(f"<{n}>" for n in names).encode()
+    started = time.process_time()
+    assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
+    assert time.process_time() - started < 5
