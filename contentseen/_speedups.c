@@ -121,7 +121,7 @@ typedef struct {
     int32_t *slots; /* open addressing: index + 1, 0 = empty; at most half full */
     size_t mask;
     const uint8_t *text; /* the lower-cased text the pieces are in, 8 zero bytes after its end */
-    Py_ssize_t probes, budget; /* slots looked at, and how many a text may cost (see scan) */
+    Py_ssize_t probes, budget; /* slots looked at and bytes compared, and how many a text may cost (see scan) */
 } Table;
 
 /* A cheap key of a piece of ``len`` bytes at ``p`` (8 readable bytes after it): its first and
@@ -192,10 +192,16 @@ static Py_ssize_t table_index(Table *t, Py_ssize_t start, Py_ssize_t len) {
         Py_ssize_t k = s - 1;
         if (++t->probes > t->budget)
             return -2;
-        if (t->keys[k] == key && t->lens[k] == len &&
-            (len <= 8 ? !((read64(t->text + t->starts[k]) ^ read64(piece)) & low_bytes(len))
-                      : !memcmp(t->text + t->starts[k], piece, (size_t)len)))
-            return k;
+        if (t->keys[k] == key && t->lens[k] == len) {
+            if (len <= 8) {
+                if (!((read64(t->text + t->starts[k]) ^ read64(piece)) & low_bytes(len)))
+                    return k;
+            } else {
+                t->probes += len;
+                if (!memcmp(t->text + t->starts[k], piece, (size_t)len))
+                    return k;
+            }
+        }
         i = (i + 1) & t->mask;
     }
     if (t->n == t->cap) {
@@ -255,9 +261,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     Table t = {0};
     /* A text crafted so that its pieces share a slot would cost time quadratic in its length: past
-       a few probes a byte, the scan gives up (None) and the caller counts in Python, whose dict
-       hashes are seeded at random. */
-    t.budget = 4 * size + 4096;
+       a few slots looked at and bytes compared a byte of text (about 1.5 for a real one), the
+       scan gives up (None) and the caller counts in Python, whose dict hashes are seeded at
+       random. */
+    t.budget = 8 * size + 4096;
     int gave_up = 0;
     uint8_t *lower = PyMem_RawMalloc(size + 8);
     Py_ssize_t seq_cap = 1024, pieces = 0, n_words = 0;
@@ -443,7 +450,7 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
     const uint32_t *flat = (const uint32_t *)flat_buf.buf, *swallow = (const uint32_t *)swallow_buf.buf;
     Py_ssize_t n_flat = flat_buf.len / 4, n_swallow = swallow_buf.len / 4;
     PyObject *starts = PyList_New(0), *result = NULL;
-    Py_ssize_t budget = 4 * size + 4096;
+    Py_ssize_t budget = 8 * size + 4096;
     OpenCounts counts = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0, 0, budget};
     OpenCounts names = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0, 0, budget};
     uint32_t *name_keys = NULL;

@@ -198,6 +198,11 @@ def test_pieces_and_names_crafted_to_collide_cost_linear_time():
     slow._scan = False
     assert fast.of_texts(page) == slow.of_texts(page)
     assert time.process_time() - started < 5, "quadratic"
+    # Long pieces differing only before their last 8 bytes: each comparison costs their length.
+    crafted = " ".join("a" * 1000 + f"{i:06d}" + "b" * 8 for i in range(4_000))
+    started = time.process_time()
+    assert speedups.scan(crafted.encode(), tokens._SEPARATOR_BYTES) is None
+    assert time.process_time() - started < 2, "quadratic"
     # Many tag names (4 bytes tell them apart): still one pass.
     names = ["".join(p) for p in itertools.islice(itertools.product(string.ascii_lowercase, repeat=4), 300_000)]
     raw = "".join(f"<{n}>" for n in names).encode()
