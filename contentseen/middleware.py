@@ -26,7 +26,7 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
-from . import text, tokens
+from . import _native
 from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, fcntl, journaled_check
 from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, one_line, report_startup_error
@@ -142,7 +142,7 @@ class ContentSeenMiddleware:
                     "extract %s", display_url(url), initial, " (reset)" if reset else "",
                     "" if expire is None else f", entries expire after {duration_text(expire)}",
                     scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
-        if text._speedups is None or tokens._speedups is None:
+        if _native.speedups is None:
             logger.info("ContentSeen: its C speedups are not built (no C compiler or Python headers when it was "
                         "installed, or built from other sources: reinstall): pages are fingerprinted in Python, "
                         "at about 1.8 times the cost (README, \"Quick start\")")

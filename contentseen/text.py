@@ -194,7 +194,8 @@ class Extractor:
         if self.mode == "body":
             return PageText(whole, whole)
         mains, boilerplate = [], []
-        for node in root.css(", ".join(filter(None, (_named(_MARKED_NAMES, names), _MARKED_ATTRIBUTES)))):
+        named = _named(_MARKED_NAMES, names)
+        for node in root.css(f"{named}, {_MARKED_ATTRIBUTES}" if named else _MARKED_ATTRIBUTES):
             attrs = node.attributes
             if node.tag in _MAIN_TAGS or attrs.get("role") == "main":
                 mains.append(node)

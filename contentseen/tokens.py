@@ -173,7 +173,11 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     ascii_words = np.frombuffer(raw_words, dtype=np.uint64)  # the sequence, but for others' words
     if not others:
         return HashedTokens(hashes, counts, digits, ascii_words)
-    split = [(k, text_of, _tokens(text_of)) for k, text_of in ((k, p.decode("utf-8").casefold()) for k, p in others)]
+    split = []  # each such piece's index, its words and numbers of spaced scripts, and all its tokens
+    for k, piece in others:
+        text_of = piece.decode("utf-8").casefold()
+        runs = _RUN.findall(text_of)
+        split.append((k, runs, _tokens(text_of, runs)))
     if not any(found for _, _, found in split):  # none, or only symbols without a word (« » ©)
         kept = flags != _OTHERS
         return HashedTokens(hashes[kept], counts[kept], digits[kept], ascii_words)
@@ -185,22 +189,23 @@ def hashed_tokens(text: str) -> HashedTokens | None:
     added: list[int] = []
     added_numbers: list[bool] = []
     words_of: dict[int, list[int]] = {}  # a piece's words in word_sequence, hashed
-    for k, text_of, found in split:
+    for k, runs, found in split:
         at = position.pop(int(hashes[k]))
         removed.append(at)
         n = counted[at]
+        hashed: dict[str, tuple[int, bool]] = {}  # each token's hash, and whether it is a number
         for token, m in Counter(found).items():
             data = token.encode()
-            h = _hash64(data)
+            h, number = hashed[token] = _hash64(data), data.isdigit()
             at = position.get(h)
             if at is None:
                 position[h] = len(counted)
                 counted.append(n * m)
                 added.append(h)
-                added_numbers.append(data.isdigit())
+                added_numbers.append(number)
             else:
                 counted[at] += n * m
-        words_of[k] = [_hash64(w) for w in map(str.encode, _RUN.findall(text_of)) if not w.isdigit()]
+        words_of[k] = [h for h, number in map(hashed.__getitem__, runs) if not number]
     kept = np.ones(len(counted), dtype=bool)
     kept[removed] = False
     # The sequence: each piece's words, one for an ASCII piece (none for a number), those of
@@ -236,10 +241,11 @@ def word_sequence(text: str) -> list[bytes]:
     return list(filterfalse(bytes.isdigit, words))
 
 
-def _tokens(text: str) -> list[str]:
+def _tokens(text: str, runs: list[str] | None = None) -> list[str]:
     """The tokens of ``text`` (case-folded, no ASCII separators): words and numbers of spaced
-    scripts, pairs of neighbouring characters of unspaced ones."""
-    tokens = _RUN.findall(text)
+    scripts (``runs``, when already found: ``_RUN.findall(text)``), pairs of neighbouring
+    characters of unspaced ones."""
+    tokens = _RUN.findall(text) if runs is None else list(runs)
     for run in _UNSPACED_RUN.findall(text):
         tokens.extend([run] if len(run) == 1 else map(str.__add__, run, run[1:]))  # its pairs
     return tokens

@@ -346,11 +346,11 @@ def test_without_what_delivery_needs_pages_count_as_seen_once_checked(tmp_path, 
 
 @pytest.mark.parametrize("built", [True, False])
 def test_the_start_says_when_the_c_speedups_are_not_built(tmp_path, monkeypatch, caplog, built):
-    import contentseen.text as text
+    from contentseen import _native
 
     if not built:
-        monkeypatch.setattr(text, "_speedups", None)
-    elif text._speedups is None:
+        monkeypatch.setattr(_native, "speedups", None)
+    elif _native.speedups is None:
         pytest.skip("the C speedups are not built here")
     with caplog.at_level(logging.INFO, logger="contentseen.middleware"):
         mw = ContentSeenMiddleware.from_crawler(get_crawler(settings_dict={
