@@ -42,8 +42,9 @@ def pages(root: str, pydoc_dir: Path) -> list[tuple[str, str]]:
     return out
 
 
-def digests(root: str, pydoc_dir: Path, python_only: bool) -> list[str]:
-    """One line per page: its name and the digest of everything compared."""
+def digests(root: str, pydoc_dir: Path, python_only: bool, fingerprints_only: bool = False) -> list[str]:
+    """One line per page: its name and the digest of everything compared (with
+    ``fingerprints_only``, not the extracted texts: a change of how they are laid out)."""
     from contentseen import text, tokens
     from contentseen.fingerprints import Scheme
 
@@ -52,20 +53,23 @@ def digests(root: str, pydoc_dir: Path, python_only: bool) -> list[str]:
     schemes = [Scheme().build(), Scheme(extract="body").build(), Scheme(bits=128).build()]
     lines = []
     for name, html in pages(root, pydoc_dir):
-        parts = [repr(schemes[0].extractor.texts(html)), text.html_title(html)]
+        parts = [text.html_title(html)]
+        if not fingerprints_only:
+            parts.append(repr(schemes[0].extractor.texts(html)))
         parts += [repr(pf.of_html(html)) for pf in schemes]
         digest = hashlib.sha1("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
         lines.append(f"{digest} {name}")
     return lines
 
 
-def run_side(tree: Path, root: str, pydoc_dir: Path, python_only: bool, out: Path) -> None:
+def run_side(tree: Path, root: str, pydoc_dir: Path, python_only: bool, out: Path, fingerprints_only: bool) -> None:
     """``digests`` in a process importing contentseen from ``tree``."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]);"
             "from same_output import digests; from pathlib import Path;"
-            "Path(sys.argv[6]).write_text('\\n'.join(digests(sys.argv[3], Path(sys.argv[4]), sys.argv[5] == '1')))")
+            "Path(sys.argv[6]).write_text('\\n'.join(digests(sys.argv[3], Path(sys.argv[4]), sys.argv[5] == '1',"
+            " sys.argv[7] == '1')))")
     subprocess.run([sys.executable, "-c", code, str(tree), str(REPO / "benchmarks"), root, str(pydoc_dir),
-                    "1" if python_only else "0", str(out)], check=True, cwd=tree)
+                    "1" if python_only else "0", str(out), "1" if fingerprints_only else "0"], check=True, cwd=tree)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     side.add_argument("--against", metavar="REV", help="a git revision of this repository")
     side.add_argument("--python-only", action="store_true", help="this tree without its C speedups")
     p.add_argument("--root", default="/usr/share/doc", help="where the HTML files are (default %(default)s)")
+    p.add_argument("--fingerprints-only", action="store_true",
+                   help="compare titles and fingerprints, not the extracted texts (their layout changed)")
     args = p.parse_args(argv)
     sys.path.insert(0, str(REPO / "benchmarks"))
     from htmlcorpus import pydoc_pages
@@ -89,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
             other = tmp_path / "other"
             subprocess.run(["git", "worktree", "add", "-q", "--detach", str(other), args.against], cwd=REPO, check=True)
         try:
-            run_side(REPO, args.root, pydoc_dir, False, tmp_path / "this.txt")
-            run_side(other, args.root, pydoc_dir, bool(args.python_only), tmp_path / "other.txt")
+            only = args.fingerprints_only
+            run_side(REPO, args.root, pydoc_dir, False, tmp_path / "this.txt", only)
+            run_side(other, args.root, pydoc_dir, bool(args.python_only), tmp_path / "other.txt", only)
         finally:
             if args.against:
                 subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=REPO, check=False)

@@ -315,7 +315,7 @@ def row_of(tree: Tree, root: Path, doc: dict, ev: Evaluation, marked: float, wor
 
 
 def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int, worst: int,
-            scheme: Scheme) -> dict:
+            scheme: Scheme, templates: bool = True) -> dict:
     """Build the tree's mirror, evaluate ``scheme`` on it; the row (``failed`` set to a
     one-line reason when either raised)."""
     start = time.perf_counter()
@@ -324,7 +324,7 @@ def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int
         doc = build_mirror(source_of(tree, root, work), out, pages, seed, source_name=f"{tree.package}: {root}")
         a_pages = [out / "a" / p["path"] for p in doc["pairs"]]
         marked = sum(tree.marker.encode() in p.read_bytes() for p in a_pages) / len(a_pages)
-        ev = evaluate(read_labels(out), scheme, jobs=jobs)
+        ev = evaluate(read_labels(out), scheme, jobs=jobs, templates=templates)
         row = row_of(tree, root, doc, ev, marked, worst)
     except Exception as exc:  # one bad tree must not stop the others
         reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -443,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
                    help="an Extractor knob other than its default, e.g. link_share=0.33 or body_edges=0 "
                         "(repeatable)")
+    p.add_argument("--no-templates", action="store_true",
+                   help="without the engine's second look without each host's template lines")
     p.add_argument("--held-out", action="store_true", help="measure the held-out trees too "
                    "(never while tuning a default)")
     args = p.parse_args(argv)
@@ -478,7 +480,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({**asdict(tree), "missing": missing})
                 continue
             print(f"[{tree.name}] {root} ...", file=sys.stderr, flush=True)
-            rows.append(pooled([measure(tree, root, Path(work), args.pages, seed, args.jobs, args.worst, scheme)
+            rows.append(pooled([measure(tree, root, Path(work), args.pages, seed, args.jobs, args.worst, scheme,
+                                         not args.no_templates)
                                 for seed in seeds]))
             print(f"[{tree.name}] {rows[-1].get('failed', 'done')} in {rows[-1]['seconds']} s", file=sys.stderr)
     version = code_version()

@@ -10,11 +10,13 @@ such, for the caller's policy (``CONTENTSEEN_ON_STORE_ERROR``).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Literal
+from urllib.parse import urlsplit
 
 from .fingerprints import PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, StoreError
+from .templates import HostTemplates, page_lines, without
 from .text import decode_html
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -30,6 +32,15 @@ def media_type(content_type: str | None) -> str:
 
 
 @dataclass(frozen=True)
+class SecondLook:
+    """A page's fingerprints without the ``lines`` of its content that are its host's template
+    (``templates``): looked up, never stored, before the page is checked as it is."""
+
+    page: PageFingerprints
+    lines: int
+
+
+@dataclass(frozen=True)
 class Decision:
     """What became of a page. ``kept``: stored, goes on; ``dropped``: ``match`` is the stored
     page it duplicates; ``refetched``: ``match`` is its own URL's stored page (dropped, as
@@ -42,32 +53,57 @@ class Decision:
     match: Match | None = None
     reason: str = ""
     skipped: bool = False  # store_error: the store was not called (its circuit is open)
+    second: SecondLook | None = None  # check: the page without its host's template lines
 
 
 class Engine:
     """Decides each page against one store under one fingerprint scheme."""
 
-    def __init__(self, pages: PageFingerprinter, store: FingerprintStore, revisits: str = "drop"):
+    def __init__(self, pages: PageFingerprinter, store: FingerprintStore, revisits: str = "drop",
+                 templates: HostTemplates | None = None):
         self.pages = pages
         self.store = store
         self.revisits = revisits
+        self.templates = templates
         # A third-party store written before per-page page distances applies its own to all.
         self._page_limits = store is not None and _takes_page_distance(store.check_and_add)
 
-    def check(self, url: str, page: PageFingerprints) -> Match | None:
-        """The store's ``check_and_add`` for a fingerprinted page, with the page's own page
-        distance (``Scheme.page_limit``) when it is below the store's; in the caller's thread."""
+    def _limit(self, page: PageFingerprints) -> dict:
+        """The page's own page distance (``Scheme.page_limit``), for a store that takes one,
+        when it is below the store's."""
         limit = self.pages.scheme.page_limit(page)
-        extra = {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
-        return self.store.check_and_add(page.fingerprint, url, page=page.page, **extra)
+        return {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
 
-    def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None) -> PageFingerprints:
-        """Fingerprints of a page of media type ``ctype``. The body is decoded by what it
-        declares (BOM, header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes,
-        which can differ between a page and its copy (Scrapy's ``response.text`` guessed
-        mac-latin2 for a Latin-1 page and cp1250 for its copy with other whitespace)."""
+    def check(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Match | None:
+        """The store's ``check_and_add`` for a fingerprinted page; first, given the page's
+        ``second`` look, a lookup of it, whose match (of another URL) is the answer, with the
+        lines left out (``Match.template_lines``) and nothing stored. In the caller's thread."""
+        if second is not None:
+            match = self.store.lookup(second.page.fingerprint, page=second.page.page, **self._limit(second.page))
+            if match is not None and match.url != url:
+                return replace(match, template_lines=second.lines)
+        return self.store.check_and_add(page.fingerprint, url, page=page.page, **self._limit(page))
+
+    def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None,
+                    url: str = "") -> tuple[PageFingerprints, SecondLook | None]:
+        """Fingerprints of a page of media type ``ctype``, and its second look when its content
+        holds lines of its host's template. The body is decoded by what it declares (BOM,
+        header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes, which can differ
+        between a page and its copy (Scrapy's ``response.text`` guessed mac-latin2 for a
+        Latin-1 page and cp1250 for its copy with other whitespace)."""
         decoded = decode_html(body, content_type)
-        return self.pages.of_text(decoded) if ctype in TEXT_TYPES else self.pages.of_html(decoded)
+        if ctype in TEXT_TYPES:
+            return self.pages.of_text(decoded), None
+        texts = self.pages.extractor.texts(decoded)
+        page = self.pages.of_texts(texts)
+        if self.templates is None or page.fingerprint is None:
+            return page, None
+        template = self.templates.learn(urlsplit(url).hostname or "", page_lines(texts))
+        stripped = without(texts, template, self.pages.extractor.min_share) if template else None
+        if stripped is None:
+            return page, None
+        second = self.pages.of_texts(stripped[0])
+        return page, (SecondLook(second, stripped[1]) if second.fingerprint is not None else None)
 
     def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
         """Everything before the store: a ``skipped`` decision, or a ``check`` one with the page's
@@ -80,12 +116,12 @@ class Engine:
         if ctype not in HTML_TYPES + TEXT_TYPES:
             return Decision("skipped", reason="type")
         try:
-            page = self.fingerprint(ctype, body, content_type)
+            page, second = self.fingerprint(ctype, body, content_type, url)
         except Exception as exc:  # fail open: an unreadable page goes on, never lost
             return Decision("skipped", reason=f"error: {type(exc).__name__}: {exc}"[:300])
         if page.fingerprint is None:
             return Decision("skipped", page, reason="empty")
-        return Decision("check", page)
+        return Decision("check", page, second=second)
 
     def judge(self, url: str, page: PageFingerprints, match: Match | None) -> Decision:
         """The decision for a page once the store answered ``match``."""
@@ -103,7 +139,7 @@ class Engine:
             return decision
         page = decision.page
         try:
-            match = self.check(url, page)
+            match = self.check(url, page, decision.second)
         except StoreError as exc:
             return Decision("store_error", page, reason=str(exc))
         return self.judge(url, page, match)

@@ -32,11 +32,13 @@ from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, one_line, report_startup_error
 from .settings import (
     duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting, store_location,
+    templates_wanted,
 )
 from .signals import page_decided
 from .stores import FingerprintStore, StoreError, display_url, open_store_from_settings
 from .stores.base import expire_seconds
 from .stores.worker import StoreSkipped, StoreWorker
+from .templates import HostTemplates
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -118,7 +120,8 @@ class ContentSeenMiddleware:
             )
         except ContentSeenError as exc:  # its message names the store: never its password
             raise ContentSeenError(str(exc).replace(url, display_url(url))) from None
-        mw = cls(crawler, Engine(pages, worker.store, revisits), worker, on_error)
+        templates = HostTemplates() if templates_wanted(settings) else None
+        mw = cls(crawler, Engine(pages, worker.store, revisits, templates), worker, on_error)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         try:
             why_not = (f"enable {SPIDER_MIDDLEWARE} to mark them on delivery" if not spider_mw
@@ -244,11 +247,11 @@ class ContentSeenMiddleware:
         key = None
         try:
             if self.deliveries is None:
-                match = await self.worker.call(self.engine.check, url, page)
+                match = await self.worker.call(self.engine.check, url, page, decision.second)
             else:
                 key = self.deliveries.new_key()
                 pending = Pending(page.fingerprint, page.page, url, time.time())
-                check = partial(self.engine.check, url, page)
+                check = partial(self.engine.check, url, page, decision.second)
                 match = await self.worker.call(journaled_check, check, self.journal, key, pending)
         except StoreSkipped as exc:  # not called: nothing journaled, nothing stored
             return Decision("store_error", page, reason=str(exc), skipped=True), None
@@ -339,6 +342,9 @@ class ContentSeenMiddleware:
         self.stats.inc_value("contentseen/dropped")
         self.stats.inc_value(f"contentseen/dropped/distance_{match.distance}")
         whole = "" if match.page_distance is None else f"; whole page distance {match.page_distance}"
+        if match.template_lines:
+            self.stats.inc_value("contentseen/dropped/template")
+            whole += f"; without {match.template_lines} line(s) of its host's template"
         logger.info(
             "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)%s",
             response.url, match.url, match.distance, page.hex(self.bits), whole,

@@ -93,6 +93,12 @@ def duration_text(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
+def templates_wanted(settings: BaseSettings) -> bool:
+    """``CONTENTSEEN_TEMPLATES`` (default on): the second look without each host's template
+    lines (``contentseen.templates``)."""
+    return _flag("CONTENTSEEN_TEMPLATES", settings.get("CONTENTSEEN_TEMPLATES", True))
+
+
 def reset_wanted(settings: BaseSettings, spider: Any) -> bool:
     """``CONTENTSEEN_RESET``, or the spider argument ``-a contentseen_reset=1``."""
     return (_flag("CONTENTSEEN_RESET", settings.get("CONTENTSEEN_RESET", False))

@@ -190,7 +190,7 @@ class Extractor:
         # the tree instead of one per tag, as strip_tags does; half the time on large pages).
         for node in reversed(invisible):
             node.decompose()
-        whole = root.text(separator=" ")
+        whole = root.text(separator="\n")
         if self.mode == "body":
             return PageText(whole, whole)
         mains, boilerplate = [], []
@@ -206,14 +206,14 @@ class Extractor:
                     boilerplate.append(node)
         if mains:
             main = mains[0] if len(mains) == 1 else max(mains, key=lambda n: len(n.text(separator=" ")))
-            content = main.text(separator=" ")
-            return PageText(content, whole, share=_share(content, whole))
+            content = main.text(separator="\n")
+            return PageText(content, whole, share=content_share(content, whole))
         for node in boilerplate:
             node.decompose()
         if self.narrow:
             root = self._content_block(tree, root)
-        content = root.text(separator=" ")
-        share = _share(content, whole)
+        content = root.text(separator="\n")
+        share = content_share(content, whole)
         return PageText(content, whole, sliver=share < self.min_share, share=share)
 
     def _content_block(self, tree: LexborHTMLParser, body):
@@ -360,7 +360,7 @@ def _chars(node, in_bytes: bool = True) -> int:
     reformatting whitespace changes nothing) in UTF-8 bytes (``Extractor.weigh_bytes``), else
     in characters."""
     if not in_bytes:
-        return _nonblank(node.text(separator=""))
+        return nonblank(node.text(separator=""))
     if _speedups is not None:
         return _speedups.weigh(node.text(separator=""))
     data = node.text(separator="").encode("utf-8", "replace")
@@ -373,13 +373,14 @@ def _loose_chars(node, in_bytes: bool = True) -> int:
     return sum(_chars(c, in_bytes) for c in node.iter(include_text=True) if c.tag == "-text" or c.tag == "a")
 
 
-def _share(content: str, whole: str) -> float:
+def content_share(content: str, whole: str) -> float:
     """The content's non-blank characters over the whole text's (1 when it has none)."""
-    total = _nonblank(whole)
-    return _nonblank(content) / total if total else 1.0
+    total = nonblank(whole)
+    return nonblank(content) / total if total else 1.0
 
 
-def _nonblank(text: str) -> int:
+def nonblank(text: str) -> int:
+    """The characters of ``text`` that are not blank."""
     if _speedups is not None:
         return _speedups.nonblank(text)
     return len(text) - sum(map(text.count, _BLANKS))

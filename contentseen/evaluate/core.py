@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ContentSeenError
 from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
+from ..templates import HostTemplates, PageLines, page_lines, without
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
 from .mirror import LABELS
@@ -144,10 +145,11 @@ def _page(pages: PageFingerprinter, ref: PageRef, truth: bool):
         return None
     html = decode_html(data, ref.content_type)  # = of_html_bytes, keeping the text for the truth
     try:
-        page = pages.of_html(html)
+        texts = pages.extractor.texts(html)
+        page, lines = pages.of_texts(texts), page_lines(texts)
     except Exception:  # as the engine does: the page goes on unchecked (counted)
-        page = None
-    return page, (html_shingles(html) if truth else None)
+        page = lines = None
+    return page, lines, (html_shingles(html) if truth else None)
 
 
 def _one_pair(pair: Pair) -> tuple:
@@ -157,9 +159,9 @@ def _one_pair(pair: Pair) -> tuple:
     pb = _page(pages, pair.b, truth)
     if pa is None or pb is None:
         return ("skip", pair.key, f"not HTML (binary data): {(pair.a if pa is None else pair.b).name}")
-    (a, sa), (b, sb) = pa, pb
+    (a, la, sa), (b, lb, sb) = pa, pb
     jac = pair.jaccard if not truth else jaccard(sa, sb)
-    return ("ok", pair.key, a, b, jac)
+    return ("ok", pair.key, a, b, jac, (la, lb))
 
 
 def _shingles_of(ref: PageRef) -> np.ndarray:
@@ -210,12 +212,16 @@ def evaluate(
     low_jaccard: float = 0.5,
     bands: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    templates: bool = True,
 ) -> Evaluation:
     """Fingerprint both pages of every pair under ``scheme`` and count.
 
     ``make(scheme)`` builds the fingerprinter (default ``scheme.build()``; benchmarks pass
     variants). The truth of a pair is its label when the pairs are labelled (identical and near
     are duplicates) and ``bands`` is off; else its Jaccard: a duplicate when >= ``dup_jaccard``.
+    With ``templates`` (the middleware's default), each host's pages are also learned in key
+    order and given the engine's second look without their host's template lines
+    (``second_looks``).
     """
     labelled = pairset.labelled and not bands
     results: list[PairResult] = []
@@ -224,11 +230,12 @@ def evaluate(
     total = len(pairset.pairs)
     errors = short = 0
     none = PageFingerprints(None, 0, 0)
+    lines: dict[str, tuple[PageLines | None, PageLines | None]] = {}
     for n, out in enumerate(_map(pairset.pairs, scheme, make, jobs), 1):
         if out[0] == "skip":
             skipped.append((out[1], out[2]))
         else:
-            _, key, a, b, jac = out
+            _, key, a, b, jac, lines[key] = out
             errors += (a is None) + (b is None)
             a, b = a or none, b or none
             short += a.exact + b.exact
@@ -245,6 +252,12 @@ def evaluate(
         example = f" (e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
         raise ContentSeenError(f"no pairs to evaluate: all {len(skipped)} pairs were left out{example}")
 
+    pages = (make(scheme) if make else scheme.build()) if templates else None
+    seconds = second_looks(pairset, results, pages, lines) if pages is not None else {}
+    for r in results:  # a B page dropped by its second look against its own pair's A page
+        match = seconds.get(("b", r.key), (None,))[0]
+        if match is not None and match.url == r.key:
+            r.dropped = True
     order = list(LABELS) if labelled else [b[0] for b in BANDS]
     rows = {g: Row(g) for g in order}
     tp = fp = fn = tn = 0
@@ -264,7 +277,7 @@ def evaluate(
         else:
             fp += r.dropped
             tn += not r.dropped
-    within = within_host(pairset, results, scheme, low_jaccard)
+    within = within_host(pairset, results, scheme, low_jaccard, seconds)
     return Evaluation(
         scheme, pairset.source, labelled, [rows[g] for g in order if rows[g].pairs or labelled],
         results, skipped, tp, fp, fn, tn, within, dup_jaccard, low_jaccard,
@@ -274,34 +287,106 @@ def evaluate(
     )
 
 
-def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low_jaccard: float) -> dict:
-    """Host A's pages, in key order, through a memory store under the scheme's drop rule, as a
-    crawl in that order would see them: a drop is false when the page's Jaccard with the page it
-    was dropped against is below ``low_jaccard``."""
+def _memory_store(scheme: Scheme):
     from ..stores.memory import MemoryStore
 
+    return MemoryStore("memory://", {}, scheme.bits, scheme.distance, page_distance=scheme.page_distance)
+
+
+def _second_look(pages: PageFingerprinter, ref: PageRef, template: frozenset[int]) -> PageFingerprints | None:
+    """The engine's second look at a page: its fingerprints without the ``template`` lines."""
+    try:
+        stripped = without(pages.extractor.texts(decode_html(ref.load(), ref.content_type)), template,
+                           pages.extractor.min_share)
+        second = pages.of_texts(stripped[0]) if stripped else None
+    except Exception:
+        return None
+    return second if second is not None and second.fingerprint is not None else None
+
+
+def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerprinter,
+                 lines: dict[str, tuple[PageLines | None, PageLines | None]]) -> dict[tuple[str, str], tuple]:
+    """The engine's second looks, as a crawl of host A and then host B in key order makes them
+    (``Engine.fingerprint``): per (host, key) of a page whose content holds lines of its host's
+    template, (the match found or None, its fingerprints without them). Host B's
+    pages are looked up in a store of all of host A's pages; host A's by ``within_host``."""
+    scheme = pages.scheme
+    refs = {p.key: p for p in pairset.pairs}
+    fingerprinted = {r.key: r for r in results}
+    out: dict[tuple[str, str], tuple] = {}
+    store = _memory_store(scheme)
+    for r in results:
+        if r.fp_a is not None:
+            store.check_and_add(r.fp_a, r.key, r.page_a, page_distance=r.page_limit_a)
+    for host in ("a", "b"):
+        learner = HostTemplates()
+        for key in sorted(lines):
+            page = lines[key][0 if host == "a" else 1]
+            if page is None or key not in fingerprinted:
+                continue
+            template = learner.learn(host, page)
+            if not template:
+                continue
+            second = _second_look(pages, refs[key].a if host == "a" else refs[key].b, template)
+            if second is None:
+                continue
+            match = None
+            if host == "b":
+                match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
+            out[(host, key)] = (match, second)
+    return out
+
+
+def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low_jaccard: float,
+                seconds: dict[tuple[str, str], tuple] | None = None) -> dict:
+    """Host A's pages, in key order, through a memory store under the scheme's drop rule (and,
+    given them, their second looks first, as the engine asks), as a crawl in that order would
+    see them: a drop is false when the page's Jaccard with the page it was dropped against is
+    below ``low_jaccard``. Host B's pages dropped by their second look against another page of
+    host A than their pair's are counted the same way (``b/`` before their keys)."""
+    seconds = seconds or {}
     fps = sorted((r.key, r.fp_a, r.page_a, r.page_limit_a) for r in results if r.fp_a is not None)
-    info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": []}
-    store = MemoryStore("memory://", {}, scheme.bits, scheme.distance, page_distance=scheme.page_distance)
+    info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": [],
+            "template_dropped": 0}
+    store = _memory_store(scheme)
     refs = {p.key: p.a for p in pairset.pairs}
+    b_refs = {p.key: p.b for p in pairset.pairs}
     cache: dict[str, np.ndarray] = {}
 
     def sh(key: str) -> np.ndarray:
         if key not in cache:
             if len(cache) > 4096:
                 cache.clear()
-            cache[key] = _shingles_of(refs[key])
+            cache[key] = _shingles_of(b_refs[key[2:]] if key.startswith("b/") else refs[key])
         return cache[key]
 
-    for key, fp, page, limit in fps:
-        match = store.check_and_add(fp, key, page, page_distance=limit)
-        if match is None:
-            continue
+    def dropped(key: str, match_url: str, distance: int) -> None:
         info["dropped"] += 1
-        j = jaccard(sh(key), sh(match.url))
+        j = jaccard(sh(key), sh(match_url))
         if j < low_jaccard:
             info["false"] += 1
-            info["cases"].append({"a": match.url, "b": key, "distance": match.distance, "jaccard": round(j, 4)})
+            info["cases"].append({"a": match_url, "b": key, "distance": distance, "jaccard": round(j, 4)})
+
+    for key, fp, page, limit in fps:
+        second = seconds.get(("a", key))
+        if second is not None:
+            pf = second[1]
+            match = store.lookup(pf.fingerprint, pf.page, page_distance=scheme.page_limit(pf))
+            if match is not None and match.url != key:
+                info["template_dropped"] += 1
+                dropped(key, match.url, match.distance)
+                continue
+        match = store.check_and_add(fp, key, page, page_distance=limit)
+        if match is not None:
+            dropped(key, match.url, match.distance)
+    for (host, key), (match, _) in sorted(seconds.items()):
+        if host == "b" and match is not None and match.url != key:
+            info["template_dropped"] += 1
+            j = jaccard(sh(f"b/{key}"), sh(match.url))
+            if j < low_jaccard:
+                info["false"] += 1
+                info["cases"].append({"a": match.url, "b": f"b/{key}", "distance": match.distance,
+                                      "jaccard": round(j, 4)})
     info["cases"].sort(key=lambda c: (c["jaccard"], c["distance"]))
     info["cases"] = info["cases"][:WORST]
     return info

@@ -36,6 +36,8 @@ class Match:
     distance: int
     # distance of the page fingerprints, when both the query and the stored page have one
     page_distance: int | None = None
+    # found by the engine's second look: lines of the page's host template left out (templates)
+    template_lines: int = 0
 
 
 class Entry(NamedTuple):

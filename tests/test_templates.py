@@ -1,0 +1,112 @@
+"""Host-level template learning (contentseen.templates) and the engine's second look."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from contentseen.engine import Engine
+from contentseen.fingerprints import Scheme
+from contentseen.stores.memory import MemoryStore
+from contentseen.templates import MIN_PAGES, HostTemplates, PageLines, page_lines, without
+from contentseen.text import PageText
+
+WORDS = ("harbour lantern orchard meadow copper violin saddle quarry thimble walnut falcon ember "
+         "glacier pepper ribbon anchor candle marble willow hazel cobalt fennel juniper pebble").split()
+BANNER = "This copy is served by the Oakridge mirror; the original may be newer."
+
+
+def article(i: int, words: int = 40) -> str:
+    rng = random.Random(i)
+    return " ".join(f"{rng.choice(WORDS)}{rng.randrange(40)}" for _ in range(words))
+
+
+def page(i: int, inside: str = "", words: int = 40) -> bytes:
+    return (f"<!DOCTYPE html><html><head><title>Page {i}</title></head><body><nav><a href='/'>Home</a></nav>"
+            f"<main><h1>Page {i}</h1>{inside}<p>{article(i, words)}</p></main></body></html>").encode()
+
+
+def engine(templates: bool = True) -> Engine:
+    pages = Scheme().build()
+    store = MemoryStore("memory://", {}, 64, 3, page_distance=pages.scheme.page_distance)
+    return Engine(pages, store, templates=HostTemplates() if templates else None)
+
+
+def test_lines_are_keyed_with_digits_folded_and_short_lines_left_out():
+    a = page_lines(PageText("Last updated: 2024-05-01 10:22\nok", "Home\nLast updated: 2024-05-01 10:22\nok"))
+    b = page_lines(PageText("Last updated: 2019-12-31 23:59", "Last updated: 2019-12-31 23:59"))
+    assert a.content == b.content and len(a.content) == 1  # "ok" is too short to count
+    assert page_lines(PageText("x" * 40, "x" * 40, flat=True)) == PageLines(frozenset(), frozenset())
+
+
+def test_a_line_is_template_once_on_min_pages_pages_of_its_host_only():
+    learner = HostTemplates()
+    line = page_lines(PageText(BANNER, BANNER))
+    got = [learner.learn("mirror.example", line) for _ in range(MIN_PAGES)]
+    assert [bool(g) for g in got] == [False] * (MIN_PAGES - 1) + [True]
+    assert not learner.learn("other.example", line)  # another host has not seen it yet
+
+
+def test_memory_is_bounded_in_hosts_and_lines():
+    learner = HostTemplates(hosts=3, lines=100)
+    for h in range(10):
+        for i in range(50):
+            learner.learn(f"h{h}", page_lines(PageText(article(i), "\n".join(article(i * 7 + j) for j in range(5)))))
+    assert len(learner._counts) == 3
+    assert all(len(c) <= 100 for c in learner._counts.values())
+    # a line on every page survives the forgetting of lines seen once
+    learner = HostTemplates(lines=100)
+    for i in range(60):
+        got = learner.learn("h", page_lines(PageText(BANNER + "\n" + article(i), "\n".join([BANNER] + [article(i * 9 + j) for j in range(6)]))))
+    assert len(got) == 1
+
+
+def test_without_leaves_out_lines_but_not_most_of_the_page():
+    texts = PageText(f"{BANNER}\n{article(1)}", f"Home\n{BANNER}\n{article(1)}")
+    keys = page_lines(PageText(BANNER, BANNER)).content
+    stripped, n = without(texts, keys, 0.2)
+    assert n == 1 and BANNER not in stripped.content and BANNER not in stripped.whole
+    assert article(1) in stripped.content
+    short = PageText(f"{BANNER}\nfew words here", f"{BANNER}\nfew words here")
+    assert without(short, keys, 0.2) is None  # the line is most of the page
+    assert without(PageText(BANNER, BANNER), keys, 0.2) is None  # nothing of the content left
+    assert without(PageText(article(2), article(2)), keys, 0.2) is None  # no such line
+
+
+def test_second_look_drops_a_mirrors_banner_copies_and_stores_nothing_for_them():
+    e = engine()
+    for i in range(12):
+        assert e.decide(f"http://a.example/{i}", 200, "text/html", page(i)).outcome == "kept"
+    stored = len(e.store)
+    line = f"<p class='mirror'>{BANNER}</p>"
+    fates = [e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line)) for i in range(12)]
+    dropped = [d for d in fates if d.outcome == "dropped"]
+    late = fates[MIN_PAGES - 1:]  # the banner is the host's template from its MIN_PAGES-th page on
+    assert all(d.outcome == "dropped" and d.match.template_lines == 1 for d in late), [d.outcome for d in late]
+    assert all(d.match.url == f"http://a.example/{fates.index(d)}" for d in dropped)
+    assert len(e.store) == stored + len(fates) - len(dropped)
+    # without the learning, a 12-word line added to a 40-word page is missed on most of them
+    e = engine(templates=False)
+    for i in range(12):
+        e.decide(f"http://a.example/{i}", 200, "text/html", page(i))
+    plain = [e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line)).outcome for i in range(12)]
+    assert plain.count("dropped") < len(late)
+
+
+def test_second_look_never_drops_a_different_page_that_shares_the_line():
+    e = engine()
+    line = f"<p class='mirror'>{BANNER}</p>"
+    for i in range(20):  # every page of one host carries the line, all different
+        d = e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line))
+        assert d.outcome == "kept", (i, d)
+    for i in range(20, 30):  # other pages without the line: nothing of theirs stored, kept
+        assert e.decide(f"http://b.example/{i}", 200, "text/html", page(i)).outcome == "kept"
+
+
+@pytest.mark.parametrize("body", [b"", b"<html>", b"\xff\xfe<p>x</p>", page(1)[:57]])
+def test_broken_pages_go_through_the_learning_without_error(body):
+    e = engine()
+    for i in range(MIN_PAGES + 1):
+        d = e.decide(f"http://b.example/{i}", 200, "text/html", body)
+        assert d.outcome in ("kept", "skipped", "refetched", "dropped") and not d.reason.startswith("error"), d
