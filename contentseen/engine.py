@@ -75,10 +75,11 @@ class Engine:
         return {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
 
     def check(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Match | None:
-        """The store's ``check_and_add`` for a fingerprinted page; first, given the page's
-        ``second`` look, a lookup of it, whose match (of another URL) is the answer, with the
-        lines left out (``Match.template_lines``) and nothing stored. In the caller's thread."""
-        if second is not None:
+        """The store's ``check_and_add`` for a fingerprinted page; given the page's ``second``
+        look and no match of the page as it is, first a lookup of the second look, whose match
+        (of another URL) is the answer, with the lines left out (``Match.template_lines``) and
+        nothing stored. In the caller's thread."""
+        if second is not None and self.store.lookup(page.fingerprint, page=page.page, **self._limit(page)) is None:
             match = self.store.lookup(second.page.fingerprint, page=second.page.page, **self._limit(second.page))
             if match is not None and match.url != url:
                 return replace(match, template_lines=second.lines)

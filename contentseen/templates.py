@@ -5,10 +5,10 @@ Where that line lands inside a short page's content, it moves the content finger
 distance, and the copy is kept. Extraction cannot tell such a line from content on one page; a
 host's pages together can: a line on many of them is the host's template, whatever the markup.
 
-``HostTemplates`` counts, per host, on how many pages each line of visible text appears (lines
-of at least ``MIN_CHARS`` characters, digits folded, so "Last updated: 2024-05-01" is one line on
-every page). For a page whose *content* holds lines seen on at least ``min_pages`` pages of its
-host, ``without`` gives the page's texts without them, which the engine fingerprints and looks up
+``HostTemplates`` counts, per host, in the content of how many pages each line of text appears
+(lines of at least ``MIN_CHARS`` characters, digits folded, so "Last updated: 2024-05-01" is one
+line on every page; only the lines at the content's start and end: ``page_lines``).
+For a page whose content holds lines seen on at least ``min_pages`` pages of its host, ``without`` gives the page's texts without them, which the engine fingerprints and looks up
 as a second look: never stored, and a drop only when both the content and the whole-page
 fingerprints of the page without those lines agree with a stored page. Stored fingerprints never
 depend on what was learned, so a store's entries do not depend on crawl order.
@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
-
-import xxhash
 
 from .text import PageText, content_share, nonblank
 
@@ -32,34 +29,40 @@ MIN_PAGES = 4
 MAX_SHARE = 0.5  # of the whole text's characters: more left out is not "a line added"
 HOSTS = 256
 LINES = 4096
-_DIGITS = re.compile(r"\d+")
+EDGE = 1500  # characters of the content's start and end whose lines are learned
+_DIGITS = re.compile(r"[0-9]+")
 
 
-@dataclass(frozen=True)
-class PageLines:
-    """The keys of a page's lines: of its whole visible text, and of its content."""
-
-    whole: frozenset[int]
-    content: frozenset[int]
+_LONG = re.compile(rf"\S[^\n]{{{MIN_CHARS - 2},}}\S")  # a line that may count: its text, stripped
 
 
-def _key(line: str) -> int | None:
-    line = " ".join(_DIGITS.sub("0", line).split()).casefold()
-    return xxhash.xxh3_64_intdigest(line.encode("utf-8", "replace")) if len(line) >= MIN_CHARS else None
+def _folded(lines: list[str]) -> list[str]:
+    """``lines`` as keyed: digits and case folded, stripped (folded together, in one pass each:
+    this runs on every page)."""
+    return [line.strip() for line in _DIGITS.sub("0", "\n".join(lines)).casefold().split("\n")]
+
+
+def _lines(text: str) -> list[str]:
+    """Each line of ``text`` as keyed."""
+    return _folded(text.split("\n"))
 
 
 def _keys(text: str) -> frozenset[int]:
-    keys = {_key(line) for line in text.split("\n") if len(line) >= MIN_CHARS}
-    keys.discard(None)
-    return frozenset(keys)
+    # Only the long lines are folded (most of a page's lines are blank or short). Python's own
+    # string hash: a key lives in one process, never stored.
+    return frozenset(map(hash, _folded(_LONG.findall(text))))
 
 
-def page_lines(texts: PageText) -> PageLines:
-    """The line keys of a page's extracted texts (none for a page too deep to parse: flat)."""
+def page_lines(texts: PageText) -> frozenset[int]:
+    """The keys of the lines at the start and the end of a page's content (its first and last
+    ``EDGE`` characters, whole lines: where a mirror's banner, notice, footer or "last updated"
+    line lands, at a cost that does not grow with the page); none for a page too deep to parse."""
     if texts.flat:
-        return PageLines(frozenset(), frozenset())
-    content = _keys(texts.content)
-    return PageLines(_keys(texts.whole) | content, content)
+        return frozenset()
+    text = texts.content
+    if len(text) > 2 * EDGE:
+        text = text[:EDGE].rpartition("\n")[0] + "\n" + text[-EDGE:].partition("\n")[2]
+    return _keys(text)
 
 
 def without(texts: PageText, keys: frozenset[int], min_share: float) -> tuple[PageText, int] | None:
@@ -69,7 +72,7 @@ def without(texts: PageText, keys: frozenset[int], min_share: float) -> tuple[Pa
 
     def kept(text: str) -> tuple[str, int]:
         lines = text.split("\n")
-        out = [line for line in lines if len(line) < MIN_CHARS or _key(line) not in keys]
+        out = [line for line, key in zip(lines, _lines(text)) if len(key) < MIN_CHARS or hash(key) not in keys]
         return "\n".join(out), len(lines) - len(out)
 
     content, n = kept(texts.content)
@@ -92,9 +95,9 @@ class HostTemplates:
         self.lines = lines
         self._counts: OrderedDict[str, Counter[int]] = OrderedDict()
 
-    def learn(self, host: str, page: PageLines) -> frozenset[int]:
-        """Count ``page``'s lines on ``host``; return its content's lines that are the host's
-        template: seen on at least ``min_pages`` pages of it, this one included."""
+    def learn(self, host: str, lines: frozenset[int]) -> frozenset[int]:
+        """Count a page's content ``lines`` (``page_lines``) on ``host``; return those that are
+        the host's template: seen on at least ``min_pages`` pages of it, this one included."""
         counts = self._counts.get(host)
         if counts is None:
             counts = self._counts[host] = Counter()
@@ -102,11 +105,11 @@ class HostTemplates:
                 self._counts.popitem(last=False)
         else:
             self._counts.move_to_end(host)
-        counts.update(page.whole)
+        counts.update(lines)
         if len(counts) > self.lines:
             self._forget(counts)
         least = self.min_pages
-        return frozenset(k for k in page.content if counts[k] >= least)
+        return frozenset(k for k in lines if counts[k] >= least)
 
     def _forget(self, counts: Counter[int]) -> None:
         """Forget the rarest lines until a host holds at most three quarters of ``lines``."""

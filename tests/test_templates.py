@@ -9,7 +9,7 @@ import pytest
 from contentseen.engine import Engine
 from contentseen.fingerprints import Scheme
 from contentseen.stores.memory import MemoryStore
-from contentseen.templates import MIN_PAGES, HostTemplates, PageLines, page_lines, without
+from contentseen.templates import MIN_PAGES, HostTemplates, page_lines, without
 from contentseen.text import PageText
 
 WORDS = ("harbour lantern orchard meadow copper violin saddle quarry thimble walnut falcon ember "
@@ -33,11 +33,17 @@ def engine(templates: bool = True) -> Engine:
     return Engine(pages, store, templates=HostTemplates() if templates else None)
 
 
-def test_lines_are_keyed_with_digits_folded_and_short_lines_left_out():
-    a = page_lines(PageText("Last updated: 2024-05-01 10:22\nok", "Home\nLast updated: 2024-05-01 10:22\nok"))
-    b = page_lines(PageText("Last updated: 2019-12-31 23:59", "Last updated: 2019-12-31 23:59"))
-    assert a.content == b.content and len(a.content) == 1  # "ok" is too short to count
-    assert page_lines(PageText("x" * 40, "x" * 40, flat=True)) == PageLines(frozenset(), frozenset())
+def test_content_lines_are_keyed_with_digits_and_case_folded_and_short_lines_left_out():
+    a = page_lines(PageText("  Last updated: 2024-05-01 10:22 \nok", "Home\nLast updated: 2024-05-01 10:22\nok"))
+    b = page_lines(PageText("LAST UPDATED: 2019-12-31 23:59", "Last updated: 2019-12-31 23:59"))
+    assert a == b and len(a) == 1  # "ok" is too short to count
+    assert page_lines(PageText("Home page of the site\n" + BANNER, BANNER)) != a
+    assert page_lines(PageText("x" * 40, "x" * 40, flat=True)) == frozenset()
+    # a long content's lines are learned at its start and end only, whole lines
+    long = "\n".join([BANNER] + [article(i) for i in range(200)] + ["Report problems with this mirror to its staff."])
+    keys = page_lines(PageText(long, long))
+    assert page_lines(PageText(BANNER, BANNER)) <= keys and len(keys) < 40
+    assert page_lines(PageText(article(100), article(100))) & keys == frozenset()
 
 
 def test_a_line_is_template_once_on_min_pages_pages_of_its_host_only():
@@ -52,19 +58,21 @@ def test_memory_is_bounded_in_hosts_and_lines():
     learner = HostTemplates(hosts=3, lines=100)
     for h in range(10):
         for i in range(50):
-            learner.learn(f"h{h}", page_lines(PageText(article(i), "\n".join(article(i * 7 + j) for j in range(5)))))
+            text = "\n".join(article(i * 7 + j) for j in range(5))
+            learner.learn(f"h{h}", page_lines(PageText(text, text)))
     assert len(learner._counts) == 3
     assert all(len(c) <= 100 for c in learner._counts.values())
     # a line on every page survives the forgetting of lines seen once
     learner = HostTemplates(lines=100)
     for i in range(60):
-        got = learner.learn("h", page_lines(PageText(BANNER + "\n" + article(i), "\n".join([BANNER] + [article(i * 9 + j) for j in range(6)]))))
+        text = "\n".join([BANNER] + [article(i * 9 + j) for j in range(6)])
+        got = learner.learn("h", page_lines(PageText(text, text)))
     assert len(got) == 1
 
 
 def test_without_leaves_out_lines_but_not_most_of_the_page():
     texts = PageText(f"{BANNER}\n{article(1)}", f"Home\n{BANNER}\n{article(1)}")
-    keys = page_lines(PageText(BANNER, BANNER)).content
+    keys = page_lines(PageText(BANNER, BANNER))
     stripped, n = without(texts, keys, 0.2)
     assert n == 1 and BANNER not in stripped.content and BANNER not in stripped.whole
     assert article(1) in stripped.content

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ContentSeenError
 from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
-from ..templates import HostTemplates, PageLines, page_lines, without
+from ..templates import HostTemplates, page_lines, without
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
 from .mirror import LABELS
@@ -230,7 +230,7 @@ def evaluate(
     total = len(pairset.pairs)
     errors = short = 0
     none = PageFingerprints(None, 0, 0)
-    lines: dict[str, tuple[PageLines | None, PageLines | None]] = {}
+    lines: dict[str, tuple[frozenset[int] | None, frozenset[int] | None]] = {}
     for n, out in enumerate(_map(pairset.pairs, scheme, make, jobs), 1):
         if out[0] == "skip":
             skipped.append((out[1], out[2]))
@@ -305,7 +305,7 @@ def _second_look(pages: PageFingerprinter, ref: PageRef, template: frozenset[int
 
 
 def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerprinter,
-                 lines: dict[str, tuple[PageLines | None, PageLines | None]]) -> dict[tuple[str, str], tuple]:
+                 lines: dict[str, tuple[frozenset[int] | None, frozenset[int] | None]]) -> dict[tuple[str, str], tuple]:
     """The engine's second looks, as a crawl of host A and then host B in key order makes them
     (``Engine.fingerprint``): per (host, key) of a page whose content holds lines of its host's
     template, (the match found or None, its fingerprints without them). Host B's
@@ -369,7 +369,7 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
 
     for key, fp, page, limit in fps:
         second = seconds.get(("a", key))
-        if second is not None:
+        if second is not None and store.lookup(fp, page, page_distance=limit) is None:
             pf = second[1]
             match = store.lookup(pf.fingerprint, pf.page, page_distance=scheme.page_limit(pf))
             if match is not None and match.url != key:
