@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from .fingerprints import PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, StoreError
 from .templates import HostTemplates, page_lines, without
-from .text import decode_html
+from .text import PageText, decode_html
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain",)
@@ -38,6 +38,17 @@ class SecondLook:
 
     page: PageFingerprints
     lines: int
+
+
+def second_look(pages: PageFingerprinter, texts: PageText, template: frozenset[int]) -> SecondLook | None:
+    """A page's second look: the fingerprints of its ``texts`` without its host's ``template``
+    lines (``HostTemplates.learn``); None when it holds none, or too many (``templates.without``),
+    or too little is left to fingerprint."""
+    stripped = without(texts, template, pages.extractor.min_share) if template else None
+    if stripped is None:
+        return None
+    second = pages.of_texts(stripped[0])
+    return SecondLook(second, stripped[1]) if second.fingerprint is not None else None
 
 
 @dataclass(frozen=True)
@@ -79,7 +90,10 @@ class Engine:
         look and no match of the page as it is, first a lookup of the second look, whose match
         (of another URL) is the answer, with the lines left out (``Match.template_lines``) and
         nothing stored. In the caller's thread."""
-        if second is not None and self.store.lookup(page.fingerprint, page=page.page, **self._limit(page)) is None:
+        if second is not None:
+            match = self.store.lookup(page.fingerprint, page=page.page, **self._limit(page))
+            if match is not None:  # what check_and_add would answer, storing nothing
+                return match
             match = self.store.lookup(second.page.fingerprint, page=second.page.page, **self._limit(second.page))
             if match is not None and match.url != url:
                 return replace(match, template_lines=second.lines)
@@ -100,11 +114,7 @@ class Engine:
         if self.templates is None or page.fingerprint is None:
             return page, None
         template = self.templates.learn(urlsplit(url).hostname or "", page_lines(texts))
-        stripped = without(texts, template, self.pages.extractor.min_share) if template else None
-        if stripped is None:
-            return page, None
-        second = self.pages.of_texts(stripped[0])
-        return page, (SecondLook(second, stripped[1]) if second.fingerprint is not None else None)
+        return page, second_look(self.pages, texts, template)
 
     def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
         """Everything before the store: a ``skipped`` decision, or a ``check`` one with the page's

@@ -341,13 +341,13 @@ class ContentSeenMiddleware:
             raise IgnoreRequest(f"refetched, unchanged since stored (distance {match.distance})")
         self.stats.inc_value("contentseen/dropped")
         self.stats.inc_value(f"contentseen/dropped/distance_{match.distance}")
-        whole = "" if match.page_distance is None else f"; whole page distance {match.page_distance}"
+        evidence = "" if match.page_distance is None else f"; whole page distance {match.page_distance}"
         if match.template_lines:
             self.stats.inc_value("contentseen/dropped/template")
-            whole += f"; without {match.template_lines} line(s) of its host's template"
+            evidence += f"; without {match.template_lines} line(s) of its host's template"
         logger.info(
             "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)%s",
-            response.url, match.url, match.distance, page.hex(self.bits), whole,
+            response.url, match.url, match.distance, page.hex(self.bits), evidence,
         )
         raise IgnoreRequest(f"near-duplicate of {match.url} (distance {match.distance})")
 

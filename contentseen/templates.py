@@ -6,11 +6,12 @@ distance, and the copy is kept. Extraction cannot tell such a line from content 
 host's pages together can: a line on many of them is the host's template, whatever the markup.
 
 ``HostTemplates`` counts, per host, in the content of how many pages each line of text appears
-(lines of at least ``MIN_CHARS`` characters, digits folded, so "Last updated: 2024-05-01" is one
-line on every page; only the lines at the content's start and end: ``page_lines``).
-For a page whose content holds lines seen on at least ``min_pages`` pages of its host, ``without`` gives the page's texts without them, which the engine fingerprints and looks up
-as a second look: never stored, and a drop only when both the content and the whole-page
-fingerprints of the page without those lines agree with a stored page. Stored fingerprints never
+(lines of at least ``MIN_CHARS`` characters, digits and case folded, so "Last updated:
+2024-05-01" is one line on every page; only the lines at the content's start and end:
+``page_lines``). For a page whose content holds lines seen on at least ``min_pages`` pages of
+its host, ``without`` gives the page's texts without them, which the engine fingerprints and
+looks up as a second look: never stored, and a drop only when both the content and the
+whole-page fingerprints of the page without those lines agree with a stored page. Stored fingerprints never
 depend on what was learned, so a store's entries do not depend on crawl order.
 
 Memory is bounded: at most ``hosts`` hosts (the least recently seen forgotten) and ``lines``
@@ -31,8 +32,6 @@ HOSTS = 256
 LINES = 4096
 EDGE = 1500  # characters of the content's start and end whose lines are learned
 _DIGITS = re.compile(r"[0-9]+")
-
-
 _LONG = re.compile(rf"\S[^\n]{{{MIN_CHARS - 2},}}\S")  # a line that may count: its text, stripped
 
 

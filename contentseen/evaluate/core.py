@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import ContentSeenError
 from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
-from ..templates import HostTemplates, page_lines, without
+from ..engine import second_look
+from ..templates import HostTemplates, page_lines
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
 from .mirror import LABELS
@@ -294,14 +295,13 @@ def _memory_store(scheme: Scheme):
 
 
 def _second_look(pages: PageFingerprinter, ref: PageRef, template: frozenset[int]) -> PageFingerprints | None:
-    """The engine's second look at a page: its fingerprints without the ``template`` lines."""
+    """The engine's second look at a page (``engine.second_look``): its fingerprints without the
+    ``template`` lines."""
     try:
-        stripped = without(pages.extractor.texts(decode_html(ref.load(), ref.content_type)), template,
-                           pages.extractor.min_share)
-        second = pages.of_texts(stripped[0]) if stripped else None
-    except Exception:
+        second = second_look(pages, pages.extractor.texts(decode_html(ref.load(), ref.content_type)), template)
+    except Exception:  # as the engine does: no second look
         return None
-    return second if second is not None and second.fingerprint is not None else None
+    return second.page if second is not None else None
 
 
 def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerprinter,
@@ -312,7 +312,7 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
     pages are looked up in a store of all of host A's pages; host A's by ``within_host``."""
     scheme = pages.scheme
     refs = {p.key: p for p in pairset.pairs}
-    fingerprinted = {r.key: r for r in results}
+    fingerprinted = {r.key for r in results}
     out: dict[tuple[str, str], tuple] = {}
     store = _memory_store(scheme)
     for r in results:
@@ -369,14 +369,19 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
 
     for key, fp, page, limit in fps:
         second = seconds.get(("a", key))
-        if second is not None and store.lookup(fp, page, page_distance=limit) is None:
-            pf = second[1]
-            match = store.lookup(pf.fingerprint, pf.page, page_distance=scheme.page_limit(pf))
-            if match is not None and match.url != key:
-                info["template_dropped"] += 1
-                dropped(key, match.url, match.distance)
-                continue
-        match = store.check_and_add(fp, key, page, page_distance=limit)
+        match = None
+        if second is not None:  # as Engine.check asks
+            match = store.lookup(fp, page, page_distance=limit)
+            if match is None:
+                pf = second[1]
+                match = store.lookup(pf.fingerprint, pf.page, page_distance=scheme.page_limit(pf))
+                if match is not None and match.url != key:
+                    info["template_dropped"] += 1
+                    dropped(key, match.url, match.distance)
+                    continue
+                match = None
+        if match is None:
+            match = store.check_and_add(fp, key, page, page_distance=limit)
         if match is not None:
             dropped(key, match.url, match.distance)
     for (host, key), (match, _) in sorted(seconds.items()):
