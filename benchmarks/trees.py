@@ -315,13 +315,14 @@ def row_of(tree: Tree, root: Path, doc: dict, ev: Evaluation, marked: float, wor
 
 
 def measure(tree: Tree, root: Path, work: Path, pages: int, seed: int, jobs: int, worst: int,
-            scheme: Scheme, templates: bool = True) -> dict:
+            scheme: Scheme, templates: bool = True, host_edits: bool = False) -> dict:
     """Build the tree's mirror, evaluate ``scheme`` on it; the row (``failed`` set to a
     one-line reason when either raised)."""
     start = time.perf_counter()
     out = work / tree.name
     try:
-        doc = build_mirror(source_of(tree, root, work), out, pages, seed, source_name=f"{tree.package}: {root}")
+        doc = build_mirror(source_of(tree, root, work), out, pages, seed, source_name=f"{tree.package}: {root}",
+                           host_edits=host_edits)
         a_pages = [out / "a" / p["path"] for p in doc["pairs"]]
         marked = sum(tree.marker.encode() in p.read_bytes() for p in a_pages) / len(a_pages)
         ev = evaluate(read_labels(out), scheme, jobs=jobs, templates=templates)
@@ -445,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(repeatable)")
     p.add_argument("--no-templates", action="store_true",
                    help="without the engine's second look without each host's template lines")
+    p.add_argument("--host-edits", action="store_true",
+                   help="host B's banner, notice and footer worded once for all its pages, as a real "
+                        "mirror's (contentseen-mirror --host-edits; default: drawn per page)")
     p.add_argument("--held-out", action="store_true", help="measure the held-out trees too "
                    "(never while tuning a default)")
     args = p.parse_args(argv)
@@ -481,15 +485,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             print(f"[{tree.name}] {root} ...", file=sys.stderr, flush=True)
             rows.append(pooled([measure(tree, root, Path(work), args.pages, seed, args.jobs, args.worst, scheme,
-                                         not args.no_templates)
+                                         not args.no_templates, args.host_edits)
                                 for seed in seeds]))
             print(f"[{tree.name}] {rows[-1].get('failed', 'done')} in {rows[-1]['seconds']} s", file=sys.stderr)
     version = code_version()
     if args.json:
-        print(json.dumps({"code": version, "seeds": seeds, "pages": args.pages, "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
+        print(json.dumps({"code": version, "seeds": seeds, "pages": args.pages, "host_edits": args.host_edits,
+                          "templates": not args.no_templates, "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
                           "trees": rows}, indent=1, default=str))
         return 0
-    print(f"{scheme}, code {version}, seeds {','.join(map(str, seeds))}, up to {args.pages} pages a host\n")
+    print(f"{scheme}, code {version}, seeds {','.join(map(str, seeds))}, up to {args.pages} pages a host"
+          + (", host edits" if args.host_edits else "") + (", no templates" if args.no_templates else "") + "\n")
     tuning = [r for r in rows if not r["held_out"]]
     held = [r for r in rows if r["held_out"]]
     if tuning:

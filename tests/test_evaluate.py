@@ -124,6 +124,25 @@ def test_mirror_is_deterministic_for_a_seed(tree: Path, tmp_path: Path):
     assert snapshot(tmp_path / "m1") == snapshot(tmp_path / "m2")
 
 
+def test_mirror_host_edits_word_each_edit_once_for_the_host(tree: Path, tmp_path: Path):
+    per_page = build_mirror(tree, tmp_path / "m1", pages=12, seed=4)
+    host = build_mirror(tree, tmp_path / "m2", pages=12, seed=4, host_edits=True)
+    assert per_page["host_edits"] is None and set(host["host_edits"]) == {"banner", "notice", "footer"}
+    # the same pages, labels and edits; only the wording differs
+    assert [(p["path"], p["label"], p.get("edits")) for p in host["pairs"]] == \
+        [(p["path"], p["label"], p.get("edits")) for p in per_page["pairs"]]
+    carried = 0
+    for rec in host["pairs"]:
+        b = visible_text((tmp_path / "m2" / "b" / rec["path"]).read_text(), "body")
+        for edit in set(rec.get("edits", ())) & {"banner", "notice", "footer"}:
+            assert " ".join(host["host_edits"][edit].split()) in " ".join(b.split()), (rec["path"], edit)
+            carried += 1
+    assert carried >= 2
+    # a seed's mirror without host edits is the one it always was
+    again = build_mirror(tree, tmp_path / "m3", pages=12, seed=4)
+    assert again == {**per_page}
+
+
 def test_mirror_edits_are_the_ones_mirrors_make():
     import random
 
@@ -221,6 +240,10 @@ def test_mirror_command(tree: Path, tmp_path: Path, run):
     r = run_cli(MIRROR, str(tree), str(tmp_path / "m"), "--pages", "6", "--seed", "2")
     assert r.returncode == 0, r.stderr
     assert b"6 pairs" in r.stdout and b"3 identical, 2 near, 1 different" in r.stdout
+    assert json.loads((tmp_path / "m" / "labels.json").read_text())["host_edits"] is None
+    r = run_cli(MIRROR, str(tree), str(tmp_path / "m"), "--pages", "6", "--seed", "2", "--host-edits")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "m" / "labels.json").read_text())["host_edits"]["banner"]
     for args in ([str(tmp_path / "missing"), str(tmp_path / "m2")], [str(tree), str(tmp_path / "m3"), "--pages", "x"],
                  [str(tmp_path / "m4")]):
         r = run(MIRROR, *args)

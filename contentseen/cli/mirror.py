@@ -36,6 +36,9 @@ def _parser() -> OneLineParser:
                    help="selector of the main content element (default: main, article, [role=main], "
                         "#content, .body, ...; with --pydoc the pydoc content div); on a page it does "
                         "not match, the container holding most of the page's text outside links")
+    p.add_argument("--host-edits", action="store_true",
+                   help="word host B's banner, notice and footer once, the same on every near page "
+                        "that carries them, as a real mirror does (default: drawn per page)")
     return p
 
 
@@ -56,9 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             with tempfile.TemporaryDirectory(prefix="contentseen-pydoc-") as tree:
                 pydoc_tree(tree)
                 doc = build_mirror(tree, args.out, pages, seed, args.content or PYDOC_CONTENT,
-                                   source_name=f"pydoc browser pages, Python {sys.version.split()[0]}")
+                                   source_name=f"pydoc browser pages, Python {sys.version.split()[0]}",
+                                   host_edits=args.host_edits)
         else:
-            doc = build_mirror(args.source, args.out, pages, seed, args.content)
+            doc = build_mirror(args.source, args.out, pages, seed, args.content, host_edits=args.host_edits)
     except ContentSeenError as exc:
         fail(PROG, str(exc))
     except OSError as exc:

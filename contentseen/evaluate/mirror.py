@@ -5,7 +5,9 @@ Host A holds a sample of the tree's pages, byte for byte. Host B holds the same 
 * ``identical`` (about half) -- the same bytes;
 * ``near`` (about a third) -- one or two of the edits real mirrors make: a banner line at the top,
   a changed or added "last updated" timestamp, a cookie or advertising notice, a footer line, a
-  whitespace-only reformatting (CRLF line ends, tabs for indentation);
+  whitespace-only reformatting (CRLF line ends, tabs for indentation). Each page draws its own
+  wording, or, with ``host_edits``, host B has one banner, one notice and one footer, the same on
+  every page that carries them, as a real mirror's are;
 * ``different`` (the rest) -- the page's template (head, navigation, sidebars, footer) kept
   around the main content of another page of the tree (see :func:`content_node`).
 
@@ -89,6 +91,7 @@ _FOOTERS = (
     "Hosted by {org} at {domain}.",
     "Mirror statistics and status: https://{domain}/status",
 )
+_WORDINGS = {"banner": _BANNERS, "notice": _NOTICES, "footer": _FOOTERS}
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
 _LAST_UPDATED = re.compile(r"(Last updated(?: on)?:?\s*)([A-Z][a-z]+ \d{1,2}, \d{4}|\d{4}-\d{2}-\d{2}[^<.]*)")
@@ -263,16 +266,24 @@ def _timestamp(rng: random.Random) -> tuple[int, int, int, int, int]:
     return rng.randrange(2019, 2026), rng.randrange(12), rng.randrange(1, 29), rng.randrange(24), rng.randrange(60)
 
 
-def apply_edit(html: str, edit: str, rng: random.Random) -> str:
-    """One mirror edit (see ``EDITS``) applied to decoded HTML."""
-    if edit == "banner":
-        return _insert_after_body(html, f'\n<div class="mirror-banner">{_fill(rng.choice(_BANNERS), rng)}</div>\n')
-    if edit == "notice":
-        text = _fill(rng.choice(_NOTICES), rng)
-        return _insert_before_body_end(
-            html, f'<div class="site-notice" id="notice">{text} <button>OK</button></div>\n')
-    if edit == "footer":
-        return _insert_before_body_end(html, f'<p class="mirror-footer">{_fill(rng.choice(_FOOTERS), rng)}</p>\n')
+def host_texts(rng: random.Random) -> dict[str, str]:
+    """One mirror host's banner, notice and footer, for ``apply_edit(..., texts=)``."""
+    return {edit: _fill(rng.choice(wordings), rng) for edit, wordings in _WORDINGS.items()}
+
+
+def apply_edit(html: str, edit: str, rng: random.Random, texts: dict[str, str] | None = None) -> str:
+    """One mirror edit (see ``EDITS``) applied to decoded HTML; a banner, notice or footer worded
+    as ``texts`` gives it (``host_texts``), else as drawn for this page (drawn either way, so
+    ``rng`` goes on as without ``texts``: the same edits land on the same pages)."""
+    if edit in ("banner", "notice", "footer"):
+        drawn = _fill(rng.choice(_WORDINGS[edit]), rng)
+        text = texts[edit] if texts else drawn
+        if edit == "banner":
+            return _insert_after_body(html, f'\n<div class="mirror-banner">{text}</div>\n')
+        if edit == "notice":
+            return _insert_before_body_end(
+                html, f'<div class="site-notice" id="notice">{text} <button>OK</button></div>\n')
+        return _insert_before_body_end(html, f'<p class="mirror-footer">{text}</p>\n')
     if edit == "timestamp":
         year, month, day, hour, minute = _timestamp(rng)
         m = _LAST_UPDATED.search(html)
@@ -309,8 +320,10 @@ def build_mirror(
     seed: int = 0,
     content: str | None = None,
     source_name: str | None = None,
+    host_edits: bool = False,
 ) -> dict:
-    """Build ``out/a``, ``out/b`` and ``out/labels.json`` from the HTML tree ``source``.
+    """Build ``out/a``, ``out/b`` and ``out/labels.json`` from the HTML tree ``source``; with
+    ``host_edits``, host B's banner, notice and footer are worded once for all its pages.
 
     Returns the labels document. Refuses an ``out`` that holds anything but an earlier mirror
     (``a/``, ``b/``, ``labels.json``), so no user's files are overwritten.
@@ -338,6 +351,8 @@ def build_mirror(
     n_identical, n_near, _ = _split_counts(len(order))
     label_of = {p: ("identical" if i < n_identical else "near" if i < n_identical + n_near else "different")
                 for i, p in enumerate(order)}
+    # Drawn from a generator of their own, so a seed's mirror without them stays as it was.
+    texts = host_texts(random.Random(f"host-edits-{seed}")) if host_edits else None
     cache: dict[str, Page] = {}
 
     def page(path: str) -> Page:
@@ -356,7 +371,7 @@ def build_mirror(
             edits = rng.sample(EDITS, rng.choice((1, 2)))
             html = a.html
             for edit in edits:
-                html = apply_edit(html, edit, rng)
+                html = apply_edit(html, edit, rng, texts)
             b_raw = encode(html, a.encoding)
             rec["edits"] = edits
         else:
@@ -402,6 +417,7 @@ def build_mirror(
         "pages": len(records),
         "redirects_left_out": len(listed) - len(files),
         "content_selector": content,
+        "host_edits": texts,
         "hosts": {"a": "a", "b": "b"},
         "counts": {label: sum(r["label"] == label for r in records) for label in LABELS},
         "truth": "Jaccard similarity of word 3-shingles of all visible text (every word, stopwords too)",
