@@ -118,3 +118,31 @@ def test_broken_pages_go_through_the_learning_without_error(body):
     for i in range(MIN_PAGES + 1):
         d = e.decide(f"http://b.example/{i}", 200, "text/html", body)
         assert d.outcome in ("kept", "skipped", "refetched", "dropped") and not d.reason.startswith("error"), d
+
+
+def test_evaluation_takes_second_looks_as_the_engine_does(tmp_path, monkeypatch):
+    """contentseen.evaluate simulates the learning in crawl order (host A, then B): a B page that
+    matches as it is is answered so, its second look never asked -- as ``Engine.check`` does."""
+    import contentseen.evaluate.core as core
+    from contentseen.evaluate.inputs import pair_crawls
+
+    line = f"<p class='mirror'>{BANNER}</p>"
+    # host A: pages with the host's line, one of them twice under two names; host B: the same bytes
+    bodies = {f"p{i}.html": page(i, line, words=12) for i in range(8)}
+    bodies["p8.html"] = bodies["p3.html"]
+    for host in ("a", "b"):
+        (tmp_path / host).mkdir()
+        for name, body in bodies.items():
+            (tmp_path / host / name).write_bytes(body)
+    looks = {}
+    second_looks = core.second_looks
+    monkeypatch.setattr(core, "second_looks", lambda *args: looks.setdefault("all", second_looks(*args)))
+    ev = core.evaluate(pair_crawls(tmp_path / "a", tmp_path / "b"), Scheme())
+    assert looks["all"] and not [key for host, key in looks["all"] if host == "b"]
+    e = engine()
+    fates = [e.decide(f"http://{host}.example/{name}", 200, "text/html", bodies[name])
+             for host in ("a", "b") for name in sorted(bodies)]
+    template_drops = sum(d.outcome == "dropped" and d.match.template_lines > 0 for d in fates)
+    assert ev.within["template_dropped"] == template_drops
+    assert ev.within["false"] == 0
+    assert all(d.outcome == "dropped" for d in fates[len(bodies):])  # B: every page a copy

@@ -60,6 +60,7 @@ class PairResult:
     page_a: int | None = None  # page A's whole-page fingerprint
     page_distance: int | None = None  # of the whole-page fingerprints
     page_limit_a: int | None = None  # page A's own page distance, when it is checked (Scheme.page_limit)
+    b: PageFingerprints | None = None  # page B's fingerprints
 
 
 @dataclass
@@ -246,7 +247,7 @@ def evaluate(
             dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
             page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
             results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
-                                      same_page(a, b, scheme), a.page, page_dist, scheme.page_limit(a)))
+                                      same_page(a, b, scheme), a.page, page_dist, scheme.page_limit(a), b))
         if progress and (n % 50 == 0 or n == total):
             progress(n, total)
     if not results:
@@ -309,10 +310,12 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
     """The engine's second looks, as a crawl of host A and then host B in key order makes them
     (``Engine.fingerprint``): per (host, key) of a page whose content holds lines of its host's
     template, (the match found or None, its fingerprints without them). Host B's
-    pages are looked up in a store of all of host A's pages; host A's by ``within_host``."""
+    pages are looked up in a store of all of host A's pages, and only those that match nothing
+    there as they are (the engine answers the others with that match); host A's by
+    ``within_host``."""
     scheme = pages.scheme
     refs = {p.key: p for p in pairset.pairs}
-    fingerprinted = {r.key for r in results}
+    fingerprinted = {r.key: r for r in results}
     out: dict[tuple[str, str], tuple] = {}
     store = _memory_store(scheme)
     for r in results:
@@ -332,6 +335,10 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
                 continue
             match = None
             if host == "b":
+                b = fingerprinted[key].b
+                if b.fingerprint is not None and store.lookup(
+                        b.fingerprint, b.page, page_distance=scheme.page_limit(b)) is not None:
+                    continue  # the page as it is matches: the engine answers with that, not this
                 match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
             out[(host, key)] = (match, second)
     return out
