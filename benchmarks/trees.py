@@ -75,7 +75,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contentseen.evaluate.core import Evaluation, PairResult, evaluate  # noqa: E402
 from contentseen.evaluate.inputs import read_labels  # noqa: E402
-from contentseen.evaluate.mirror import build_mirror  # noqa: E402
+from contentseen.evaluate.mirror import HTML_SUFFIXES, build_mirror  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.text import Extractor  # noqa: E402
 
@@ -203,7 +203,7 @@ TREES = (
     Tree("doxygen-manual", "doxygen-doc", "/usr/share/doc/doxygen/html", "Doxygen", "en", "Doxygen",
          held_out=True, only="*.html"),
     # After v8's fourth rule, held out: measured once.
-    Tree("groff-pic", "groff-base", "/usr/share/doc/groff-base/html", "groff -Thtml (grohtml)", "en", "groff",
+    Tree("groff-pic", "groff", "/usr/share/doc/groff-base/html", "groff -Thtml (grohtml)", "en", "groff",
          held_out=True),
     Tree("libxslt-api", "libxslt1-dev", "/usr/share/doc/libxslt1-dev/html", "libxml2's own (XSLT)", "en",
          "libxslt", held_out=True),
@@ -233,7 +233,9 @@ TREES = (
 def root_of(tree: Tree) -> Path | None:
     """The tree's directory when its package is installed (it holds HTML files)."""
     root = Path(tree.path)
-    return root if root.is_dir() and any(root.rglob(tree.only or "*.htm*")) else None
+    # by name as the mirror reads them: a changelog.html.gz does not make a tree
+    found = (p for p in root.rglob(tree.only or "*") if p.name.lower().endswith(HTML_SUFFIXES))
+    return root if root.is_dir() and any(found) else None
 
 
 def source_of(tree: Tree, root: Path, work: Path) -> Path:
