@@ -107,13 +107,15 @@ class PageText:
     text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text;
     ``sliver`` when the content block holds little of the page's text (then the content
     fingerprint counts the whole text too); ``share``: the content's non-blank characters over
-    the whole text's."""
+    the whole text's; ``narrowed`` when the content block was found by weighing the body's
+    elements (the pages a sliver can be; not those marking their main content)."""
 
     content: str
     whole: str
     flat: bool = False
     sliver: bool = False
     share: float = 1.0
+    narrowed: bool = False
 
 
 @dataclass(frozen=True)
@@ -214,7 +216,7 @@ class Extractor:
             root = self._content_block(tree, root)
         content = root.text(separator="\n")
         share = content_share(content, whole)
-        return PageText(content, whole, sliver=share < self.min_share, share=share)
+        return PageText(content, whole, sliver=share < self.min_share, share=share, narrowed=True)
 
     def _content_block(self, tree: LexborHTMLParser, body):
         """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's

@@ -39,6 +39,8 @@ def test_content_lines_are_keyed_with_digits_and_case_folded_and_short_lines_lef
     assert a == b and len(a) == 1  # "ok" is too short to count
     assert page_lines(PageText("Home page of the site\n" + BANNER, BANNER)) != a
     assert page_lines(PageText("x" * 40, "x" * 40, flat=True)) == frozenset()
+    assert page_lines(PageText("ok", f"ok\n{BANNER}")) == page_lines(PageText(BANNER, BANNER))  # beside the content
+    assert page_lines(PageText("ok", "ok")) == frozenset()  # no line long enough: none
     # a long content's lines are learned at its start and end only, whole lines
     long = "\n".join([BANNER] + [article(i) for i in range(200)] + ["Report problems with this mirror to its staff."])
     keys = page_lines(PageText(long, long))
@@ -52,6 +54,24 @@ def test_a_line_is_template_once_on_min_pages_pages_of_its_host_only():
     got = [learner.learn("mirror.example", line) for _ in range(MIN_PAGES)]
     assert [bool(g) for g in got] == [False] * (MIN_PAGES - 1) + [True]
     assert not learner.learn("other.example", line)  # another host has not seen it yet
+
+
+def test_a_line_template_on_two_hosts_is_the_sites_own_and_never_left_out():
+    learner = HostTemplates()
+    site = page_lines(PageText("Return the highest index of each string.", "x"))
+    for _ in range(MIN_PAGES):  # the original host: its own repeated line is its template
+        got = learner.learn("docs.example", site)
+    assert got == site
+    banner = page_lines(PageText(BANNER, BANNER))
+    for _ in range(MIN_PAGES):  # the mirror shows the site's line and adds its banner
+        got = learner.learn("mirror.example", site | banner)
+    assert got == banner  # leaving the site's line out would take the page from its original
+    # a host forgotten no longer makes a line shared
+    small = HostTemplates(hosts=1)
+    for host in ("docs.example", "mirror.example"):
+        for _ in range(MIN_PAGES):
+            got = small.learn(host, site)
+    assert got == site and dict(small._hosts_of) == {next(iter(site)): 1}
 
 
 def test_memory_is_bounded_in_hosts_and_lines():
@@ -80,6 +100,25 @@ def test_without_leaves_out_lines_but_not_most_of_the_page():
     assert without(short, keys, 0.2) is None  # the line is most of the page
     assert without(PageText(BANNER, BANNER), keys, 0.2) is None  # nothing of the content left
     assert without(PageText(article(2), article(2)), keys, 0.2) is None  # no such line
+
+
+def test_without_keeps_a_marked_main_content_from_being_a_sliver():
+    """A page marking its main content is never a sliver (its content fingerprint never counts
+    its whole text); its second look is not either, however little of its text is left."""
+    pages = Scheme().build()
+    menu = "".join(f"<li><a href='/{i}'>Menu entry number {i} of this site</a></li>" for i in range(60))
+    html = (f"<html><body><ul>{menu}</ul><main><h1>Title</h1><p class='m'>{BANNER}</p>"
+            f"<p>{article(5, 30)}</p></main></body></html>")
+    texts = pages.extractor.texts(html)
+    assert texts.share < pages.extractor.min_share and not texts.sliver and not texts.narrowed
+    stripped, n = without(texts, page_lines(PageText(BANNER, BANNER)), pages.extractor.min_share)
+    assert n == 1 and not stripped.sliver
+    plain = pages.extractor.texts(html.replace(f"<p class='m'>{BANNER}</p>", ""))
+    assert pages.of_texts(stripped).fingerprint == pages.of_texts(plain).fingerprint
+    # a page's content block found by weighing its body: a sliver by its share, as extracted
+    assert pages.extractor.texts(html.replace("<main>", "<div>").replace("</main>", "</div>")).narrowed
+    sliver = PageText(BANNER + "\nshort block", "\n".join(["menu line of the site"] * 40 + [BANNER]), narrowed=True)
+    assert without(sliver, page_lines(PageText(BANNER, BANNER)), 0.2)[0].sliver
 
 
 def test_second_look_drops_a_mirrors_banner_copies_and_stores_nothing_for_them():

@@ -321,8 +321,8 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
     for r in results:
         if r.fp_a is not None:
             store.check_and_add(r.fp_a, r.key, r.page_a, page_distance=r.page_limit_a)
+    learner = HostTemplates()  # one crawl: host A's pages, then host B's
     for host in ("a", "b"):
-        learner = HostTemplates()
         for key in sorted(lines):
             page = lines[key][0 if host == "a" else 1]
             if page is None or key not in fingerprinted:
