@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections import Counter, OrderedDict
 from dataclasses import replace
+from typing import Mapping
 
 from .text import PageText, content_share, nonblank
 
@@ -127,8 +128,8 @@ class HostTemplates:
             self._forget(counts)
         return frozenset(k for k in lines if counts[k] >= least and hosts_of[k] == 1)
 
-    def _untemplate(self, counts: Counter[int]) -> None:
-        """Count the template lines of ``counts``, a host's forgotten, off ``_hosts_of``."""
+    def _untemplate(self, counts: Mapping[int, int]) -> None:
+        """Count the template lines of ``counts`` (lines of a host, forgotten) off ``_hosts_of``."""
         hosts_of = self._hosts_of
         for k, n in counts.items():
             if n >= self.min_pages:
@@ -145,6 +146,6 @@ class HostTemplates:
             if len(counts) <= keep:
                 return
         frequent = counts.most_common()[keep:]  # all frequent: keep the most frequent
-        self._untemplate(Counter(dict(frequent)))
+        self._untemplate(dict(frequent))
         for key, _ in frequent:
             del counts[key]
