@@ -40,14 +40,17 @@ class SecondLook:
     lines: int
 
 
-def second_look(pages: PageFingerprinter, texts: PageText, template: frozenset[int]) -> SecondLook | None:
+def second_look(pages: PageFingerprinter, texts: PageText, template: frozenset[int],
+                page: PageFingerprints | None = None) -> SecondLook | None:
     """A page's second look: the fingerprints of its ``texts`` without its host's ``template``
-    lines (``HostTemplates.learn``); None when it holds none, or too many (``templates.without``),
-    or too little is left to fingerprint."""
+    lines (``HostTemplates.learn``); None when it holds none, or too many or too few
+    (``templates.without``), or too little is left to fingerprint. Given the ``page``'s own
+    fingerprints, a content that lost no line keeps its content fingerprint."""
     stripped = without(texts, template, pages.extractor.min_share) if template else None
     if stripped is None:
         return None
-    second = pages.of_texts(stripped[0])
+    same = page if stripped[0].content == texts.content else None
+    second = pages.of_texts(stripped[0], same)
     return SecondLook(second, stripped[1]) if second.fingerprint is not None else None
 
 
@@ -113,8 +116,8 @@ class Engine:
         page = self.pages.of_texts(texts)
         if self.templates is None or page.fingerprint is None:
             return page, None
-        template = self.templates.learn(urlsplit(url).hostname or "", page_lines(texts))
-        return page, second_look(self.pages, texts, template)
+        template = self.templates.learn(urlsplit(url).netloc, page_lines(texts))  # host:port: a server
+        return page, second_look(self.pages, texts, template, page)
 
     def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
         """Everything before the store: a ``skipped`` decision, or a ``check`` one with the page's

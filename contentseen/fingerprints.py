@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Mapping, Sequence
 
@@ -385,10 +385,16 @@ class PageFingerprinter:
         split into words as ``tokenize`` would)."""
         return self.of_counts(word_counts(" ".join(words)), text_chars)
 
-    def of_texts(self, texts: PageText) -> PageFingerprints:
-        """Both fingerprints of a page's extracted text (see the module's docstring)."""
+    def of_texts(self, texts: PageText, content_of: PageFingerprints | None = None) -> PageFingerprints:
+        """Both fingerprints of a page's extracted text (see the module's docstring). Given
+        ``content_of``, the fingerprints of a page with the same content, neither of them a
+        sliver nor short (a second look that left out lines beside the content only), its
+        content fingerprint is taken as it is and the whole-page fingerprint alone made."""
         content = texts.content
         tokens = self._tokens(content)
+        if (content_of is not None and content_of.fingerprint is not None
+                and not (texts.sliver or content_of.sliver or content_of.exact)):
+            return replace(content_of, page=self._page_fingerprint(self._tokens(texts.whole), tokens), share=texts.share)
         words = self._words(content, tokens)
         whole_tokens = None
         if texts.sliver:

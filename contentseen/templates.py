@@ -28,7 +28,7 @@ from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Mapping
 
-from .text import PageText, content_share, nonblank
+from .text import PageText, nonblank
 
 MIN_CHARS = 16  # shorter: a label, a heading word, a link's text -- not a notice
 MIN_PAGES = 4
@@ -36,6 +36,11 @@ MAX_SHARE = 0.5  # of the whole text's characters: more left out is not "a line 
 HOSTS = 256
 LINES = 4096
 EDGE = 1500  # characters of the content's start and end whose lines are learned
+# A second look only where the lines left out hold this share of the content's or of the whole
+# text's characters: less moves no fingerprint past its distance, and a second look costs about
+# a fingerprinting. Chosen on the tuning trees (README, "Host templates"): 0 gives second looks
+# to nearly every page (a site's own menu lines are its template too), 0.05 lost near copies.
+MIN_LEFT_OUT = 0.02
 _DIGITS = re.compile(r"[0-9]+")
 _LONG = re.compile(rf"\S[^\n]{{{MIN_CHARS - 2},}}\S")  # a line that may count: its text, stripped
 
@@ -70,30 +75,59 @@ def page_lines(texts: PageText) -> frozenset[int]:
 
 def _edges(text: str) -> str:
     """The first and last ``EDGE`` characters of ``text``, whole lines."""
-    if len(text) > 2 * EDGE:
-        text = text[:EDGE].rpartition("\n")[0] + "\n" + text[-EDGE:].partition("\n")[2]
-    return text
+    head, _, tail = _split(text)
+    return text if head is None else head + "\n" + tail
+
+
+def _split(text: str) -> tuple[str | None, str, str]:
+    """``text`` as (its first ``EDGE`` characters' whole lines, the rest up to the last ``EDGE``
+    characters' whole lines, those), joined back by ``head + middle + tail``; (None, text, "")
+    for a text of at most ``2 * EDGE`` characters, all edge."""
+    if len(text) <= 2 * EDGE:
+        return None, text, ""
+    h = max(text.rfind("\n", 0, EDGE), 0)
+    t = text.find("\n", len(text) - EDGE)
+    t = len(text) if t < 0 else t + 1
+    return text[:h], text[h:t], text[t:]
+
+
+def _kept(text: str, keys: frozenset[int]) -> tuple[str, int, int]:
+    """``text`` without its edge lines (``_split``) whose keys are in ``keys``; the non-blank
+    characters and the lines left out. Only the edges are read: no other line is learned."""
+    head, middle, tail = _split(text)
+    parts = [middle] if head is None else [head, tail]
+    out, chars, lines = [], 0, 0
+    for part in parts:
+        kept = []
+        for line, key in zip(part.split("\n"), _lines(part)):
+            if len(key) >= MIN_CHARS and hash(key) in keys:
+                chars += nonblank(line)
+                lines += 1
+            else:
+                kept.append(line)
+        out.append("\n".join(kept))
+    return (out[0] if head is None else out[0] + middle + out[1]), chars, lines
 
 
 def without(texts: PageText, keys: frozenset[int], min_share: float) -> tuple[PageText, int] | None:
-    """``texts`` without the lines whose keys are in ``keys``, and how many lines of the page
-    were left out; None when that leaves out none, more than ``MAX_SHARE`` of the whole text's
-    characters, or all of the content. The content stays a sliver, or not, by the rule the
-    extraction applied: a marked main content never is one."""
-
-    def kept(text: str) -> tuple[str, int]:
-        lines = text.split("\n")
-        out = [line for line, key in zip(lines, _lines(text)) if len(key) < MIN_CHARS or hash(key) not in keys]
-        return "\n".join(out), len(lines) - len(out)
-
-    content, _ = kept(texts.content)
-    whole, n = kept(texts.whole)  # the content's lines are the whole text's too
-    if not n or not content.strip():
+    """``texts`` without the lines at their edges whose keys are in ``keys``, and how many lines
+    of the page were left out; None when that leaves out none, less than ``MIN_LEFT_OUT`` of the
+    content's and of the whole text's characters (too little to have moved a fingerprint past its
+    distance: not worth another fingerprinting), more than ``MAX_SHARE`` of the whole text's, or
+    all of the content. The content stays a sliver, or not, by the rule the extraction applied: a
+    marked main content never is one."""
+    if not keys:
         return None
-    total = nonblank(texts.whole)
-    if total - nonblank(whole) > MAX_SHARE * total:
+    whole, w_left, n = _kept(texts.whole, keys)  # the content's lines are the whole text's too
+    if not n:
         return None
-    share = content_share(content, whole)
+    content, c_left, _ = _kept(texts.content, keys)
+    w_total, c_total = nonblank(texts.whole), nonblank(texts.content)
+    if c_left >= c_total or w_left > MAX_SHARE * w_total:
+        return None
+    if c_left < MIN_LEFT_OUT * c_total and w_left < MIN_LEFT_OUT * w_total:
+        return None
+    share = (c_total - c_left) / (w_total - w_left) if w_total > w_left else 1.0
     return replace(texts, content=content, whole=whole, sliver=texts.narrowed and share < min_share, share=share), n
 
 

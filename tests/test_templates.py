@@ -9,7 +9,7 @@ import pytest
 from contentseen.engine import Engine
 from contentseen.fingerprints import Scheme
 from contentseen.stores.memory import MemoryStore
-from contentseen.templates import MIN_PAGES, HostTemplates, page_lines, without
+from contentseen.templates import EDGE, MIN_PAGES, HostTemplates, page_lines, without
 from contentseen.text import PageText
 
 WORDS = ("harbour lantern orchard meadow copper violin saddle quarry thimble walnut falcon ember "
@@ -100,6 +100,15 @@ def test_without_leaves_out_lines_but_not_most_of_the_page():
     assert without(short, keys, 0.2) is None  # the line is most of the page
     assert without(PageText(BANNER, BANNER), keys, 0.2) is None  # nothing of the content left
     assert without(PageText(article(2), article(2)), keys, 0.2) is None  # no such line
+    # too little left out to move a fingerprint: no second look
+    long = "\n".join([BANNER] + [article(i) for i in range(30)])
+    assert without(PageText(long, long), keys, 0.2) is None
+    # only the edges are read (where lines are learned): the same line amid a long text stays
+    middle = "\n".join([article(i, 14) for i in range(12)] + [BANNER] + [article(i, 14) for i in range(12, 24)])
+    text = f"{BANNER}\n{middle}"
+    assert len(text) > 2 * EDGE and text.index(BANNER, 1) > EDGE
+    stripped, n = without(PageText(text, text), keys, 0.2)
+    assert n == 1 and stripped.content == middle
 
 
 def test_without_keeps_a_marked_main_content_from_being_a_sliver():
@@ -185,3 +194,31 @@ def test_evaluation_takes_second_looks_as_the_engine_does(tmp_path, monkeypatch)
     assert ev.within["template_dropped"] == template_drops
     assert ev.within["false"] == 0
     assert all(d.outcome == "dropped" for d in fates[len(bodies):])  # B: every page a copy
+
+
+def test_second_look_keeps_the_content_fingerprint_only_where_the_content_is_the_same():
+    """Engine.fingerprint passes the page's own fingerprints to ``second_look``, which then makes
+    only the whole-page fingerprint when no line left the content: the same as made in full."""
+    from contentseen.engine import second_look
+
+    pages = Scheme().build()
+    menu = "".join(f"<li><a href='/t/{j}'>Orchard survey topic number {j}</a></li>" for j in range(60))
+    notice = f"<div id='notice'>{BANNER}</div>"
+    bodies = []
+    for i in range(8):
+        bodies += [
+            page(i, f"<p>{BANNER}</p>"),  # a line inside the content
+            page(i).replace(b"</body>", notice.encode() + b"</body>"),  # beside a marked content
+            f"<html><body><ul>{menu}</ul><div><p>{article(i, 30)}</p></div>{notice}</body></html>".encode(),  # a sliver
+            f"<html><body><p>few words {i}</p>{notice}</body></html>".encode(),  # short: exact
+        ]
+    learner, looks, kept = HostTemplates(), 0, 0
+    for body in bodies:
+        texts = pages.extractor.texts(body.decode())
+        own = pages.of_texts(texts)
+        template = learner.learn("h", page_lines(texts))
+        full, quick = second_look(pages, texts, template), second_look(pages, texts, template, own)
+        assert full == quick, body[:200]
+        looks += full is not None
+        kept += full is not None and full.page.fingerprint == own.fingerprint
+    assert looks > 8 and kept > 0
