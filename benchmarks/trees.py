@@ -298,6 +298,9 @@ def row_of(tree: Tree, root: Path, doc: dict, ev: Evaluation, marked: float, wor
         "redirects_left_out": doc.get("redirects_left_out", 0), "generator_marked": round(marked, 3),
         "template_kept": sum(bool(p.get("template_kept")) for p in doc["pairs"]),  # of the different pages
         "host_a_false": ev.within["false"], "host_a_dropped": ev.within["dropped"],
+        # B's copies dropped by their second look against a page their own page on A shares half
+        # its words with, though not they (the mirror's banner counted): not false
+        "b_by_own_page": ev.within.get("by_own_page", 0),
         **{label: round(rate.get(label, 0.0), 4) for label in ("identical", "near", "different")},
         "errors": _count(getattr(ev, "errors", None)), "short": _count(getattr(ev, "short", None)),
     }
@@ -350,7 +353,7 @@ def pooled(rows: list[dict]) -> dict:
     if failed or len(rows) == 1:
         return failed[0] if failed else rows[0]
     out = dict(rows[0], seconds=round(sum(r["seconds"] for r in rows), 1))
-    for key in ("host_a_false", "host_a_dropped", "errors", "short", "template_kept", "near_below"):
+    for key in ("host_a_false", "host_a_dropped", "errors", "short", "template_kept", "near_below", "b_by_own_page"):
         out[key] = None if any(r[key] is None for r in rows) else sum(r[key] for r in rows)
     out["near_long"] = [sum(r["near_long"][i] for r in rows) for i in (0, 1)]
     for label in ("identical", "near", "different"):

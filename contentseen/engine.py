@@ -91,14 +91,17 @@ class Engine:
     def check(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Match | None:
         """The store's ``check_and_add`` for a fingerprinted page; given the page's ``second``
         look and no match of the page as it is, first a lookup of the second look, whose match
-        (of another URL) is the answer, with the lines left out (``Match.template_lines``) and
-        nothing stored. In the caller's thread."""
+        on another host is the answer, with the lines left out (``Match.template_lines``) and
+        nothing stored. (A host's template is what it adds to another's pages: two pages of one
+        host both show it, and are compared as they are; without it, two pages of a site that
+        differ in little but their own menus and sidebars would look alike.) In the caller's
+        thread."""
         if second is not None:
             match = self.store.lookup(page.fingerprint, page=page.page, **self._limit(page))
             if match is not None:  # what check_and_add would answer, storing nothing
                 return match
             match = self.store.lookup(second.page.fingerprint, page=second.page.page, **self._limit(second.page))
-            if match is not None and match.url != url:
+            if match is not None and _host(match.url) != _host(url):
                 return replace(match, template_lines=second.lines)
         return self.store.check_and_add(page.fingerprint, url, page=page.page, **self._limit(page))
 
@@ -116,7 +119,7 @@ class Engine:
         page = self.pages.of_texts(texts)
         if self.templates is None or page.fingerprint is None:
             return page, None
-        template = self.templates.learn(urlsplit(url).netloc, page_lines(texts))  # host:port: a server
+        template = self.templates.learn(_host(url), page_lines(texts))
         return page, second_look(self.pages, texts, template, page)
 
     def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
@@ -157,6 +160,12 @@ class Engine:
         except StoreError as exc:
             return Decision("store_error", page, reason=str(exc))
         return self.judge(url, page, match)
+
+
+def _host(url: str) -> str:
+    """The host a page's template is learned on: host and port (two servers on one address are
+    two hosts)."""
+    return urlsplit(url).netloc
 
 
 def _takes_page_distance(method: Callable) -> bool:

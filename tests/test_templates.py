@@ -150,6 +150,25 @@ def test_second_look_drops_a_mirrors_banner_copies_and_stores_nothing_for_them()
     assert plain.count("dropped") < len(late)
 
 
+def test_second_look_drops_only_against_another_hosts_page():
+    """Two pages of one host both show its template: they are compared as they are. Without it,
+    two API pages of a site differing in little but their menus would look alike (pandas'
+    Series.iloc and DataFrame.iloc, Jaccard 0.21, were dropped so)."""
+    e = engine()
+    line = f"<p class='mirror'>{BANNER}</p>"
+    assert e.decide("http://b.example/plain", 200, "text/html", page(1)).outcome == "kept"
+    for i in range(2, 2 + MIN_PAGES):  # the line becomes the host's template
+        assert e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line)).outcome == "kept"
+    d = e.decide("http://b.example/again", 200, "text/html", page(1, line))
+    assert d.outcome == "kept", d  # its second look matches /plain, of its own host
+    own = "<p class='mirror'>Served by the Elmwood mirror, which may lag behind the original.</p>"
+    for i in range(2, 2 + MIN_PAGES):
+        e.decide(f"http://m.example/{i}", 200, "text/html", page(i + 100, own))
+    assert e.decide("http://b.example/other", 200, "text/html", page(50)).outcome == "kept"
+    d = e.decide("http://m.example/copy", 200, "text/html", page(50, own))  # another host's copy
+    assert d.outcome == "dropped" and d.match.url == "http://b.example/other" and d.match.template_lines == 1
+
+
 def test_second_look_never_drops_a_different_page_that_shares_the_line():
     e = engine()
     line = f"<p class='mirror'>{BANNER}</p>"
@@ -186,7 +205,7 @@ def test_evaluation_takes_second_looks_as_the_engine_does(tmp_path, monkeypatch)
     second_looks = core.second_looks
     monkeypatch.setattr(core, "second_looks", lambda *args: looks.setdefault("all", second_looks(*args)))
     ev = core.evaluate(pair_crawls(tmp_path / "a", tmp_path / "b"), Scheme())
-    assert looks["all"] and not [key for host, key in looks["all"] if host == "b"]
+    assert looks["all"] == {}  # every B page matches as it is; A's never meet another host's
     e = engine()
     fates = [e.decide(f"http://{host}.example/{name}", 200, "text/html", bodies[name])
              for host in ("a", "b") for name in sorted(bodies)]

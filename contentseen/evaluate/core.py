@@ -308,11 +308,11 @@ def _second_look(pages: PageFingerprinter, ref: PageRef, template: frozenset[int
 def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerprinter,
                  lines: dict[str, tuple[frozenset[int] | None, frozenset[int] | None]]) -> dict[tuple[str, str], tuple]:
     """The engine's second looks, as a crawl of host A and then host B in key order makes them
-    (``Engine.fingerprint``): per (host, key) of a page whose content holds lines of its host's
-    template, (the match found or None, its fingerprints without them). Host B's
-    pages are looked up in a store of all of host A's pages, and only those that match nothing
-    there as they are (the engine answers the others with that match); host A's by
-    ``within_host``."""
+    (``Engine.fingerprint``): per ("b", key) of a page of host B holding lines of its host's
+    template, (the match found or None, its fingerprints without them), looked up in a store of
+    all of host A's pages, for those that match nothing there as they are (the engine answers the
+    others with that match). Host A's pages are learned, but their second looks could meet only
+    pages of their own host, which ``Engine.check`` never drops them against."""
     scheme = pages.scheme
     refs = {p.key: p for p in pairset.pairs}
     fingerprinted = {r.key: r for r in results}
@@ -328,33 +328,31 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
             if page is None or key not in fingerprinted:
                 continue
             template = learner.learn(host, page)
-            if not template:
+            if not template or host == "a":  # a second look drops only against another host's page
                 continue
             second = _second_look(pages, refs[key].a if host == "a" else refs[key].b, template)
             if second is None:
                 continue
-            match = None
-            if host == "b":
-                b = fingerprinted[key].b
-                if b.fingerprint is not None and store.lookup(
-                        b.fingerprint, b.page, page_distance=scheme.page_limit(b)) is not None:
-                    continue  # the page as it is matches: the engine answers with that, not this
-                match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
+            b = fingerprinted[key].b
+            if b.fingerprint is not None and store.lookup(
+                    b.fingerprint, b.page, page_distance=scheme.page_limit(b)) is not None:
+                continue  # the page as it is matches: the engine answers with that, not this
+            match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
             out[(host, key)] = (match, second)
     return out
 
 
 def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low_jaccard: float,
                 seconds: dict[tuple[str, str], tuple] | None = None) -> dict:
-    """Host A's pages, in key order, through a memory store under the scheme's drop rule (and,
-    given them, their second looks first, as the engine asks), as a crawl in that order would
-    see them: a drop is false when the page's Jaccard with the page it was dropped against is
-    below ``low_jaccard``. Host B's pages dropped by their second look against another page of
-    host A than their pair's are counted the same way (``b/`` before their keys)."""
+    """Host A's pages, in key order, through a memory store under the scheme's drop rule, as a
+    crawl in that order would see them: a drop is false when the page's Jaccard with the page it
+    was dropped against is below ``low_jaccard``. Host B's pages dropped by their second look
+    against another page of host A than their pair's are counted the same way (``b/`` before
+    their keys), a labelled copy by the better of its own Jaccard and its own page's on A."""
     seconds = seconds or {}
     fps = sorted((r.key, r.fp_a, r.page_a, r.page_limit_a) for r in results if r.fp_a is not None)
     info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": [],
-            "template_dropped": 0}
+            "template_dropped": 0, "by_own_page": 0}
     store = _memory_store(scheme)
     refs = {p.key: p.a for p in pairset.pairs}
     b_refs = {p.key: p.b for p in pairset.pairs}
@@ -375,26 +373,21 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
             info["cases"].append({"a": match_url, "b": key, "distance": distance, "jaccard": round(j, 4)})
 
     for key, fp, page, limit in fps:
-        second = seconds.get(("a", key))
-        match = None
-        if second is not None:  # as Engine.check asks
-            match = store.lookup(fp, page, page_distance=limit)
-            if match is None:
-                pf = second[1]
-                match = store.lookup(pf.fingerprint, pf.page, page_distance=scheme.page_limit(pf))
-                if match is not None and match.url != key:
-                    info["template_dropped"] += 1
-                    dropped(key, match.url, match.distance)
-                    continue
-                match = None
-        if match is None:
-            match = store.check_and_add(fp, key, page, page_distance=limit)
+        match = store.check_and_add(fp, key, page, page_distance=limit)
         if match is not None:
             dropped(key, match.url, match.distance)
+    copies = {p.key for p in pairset.pairs if p.label in DUPLICATE_LABELS}
     for (host, key), (match, _) in sorted(seconds.items()):
-        if host == "b" and match is not None and match.url != key:
+        if match is not None and match.url != key:
             info["template_dropped"] += 1
             j = jaccard(sh(f"b/{key}"), sh(match.url))
+            if j < low_jaccard and key in copies:
+                # A copy of its own page on A (a mirror's banner on it, the truth counting the
+                # banner's words) is dropped against a page its own page shares half its words
+                # with: what its own page is dropped against, nothing of it lost.
+                own = jaccard(sh(key), sh(match.url))
+                info["by_own_page"] += own >= low_jaccard
+                j = max(j, own)
             if j < low_jaccard:
                 info["false"] += 1
                 info["cases"].append({"a": match.url, "b": f"b/{key}", "distance": match.distance,
