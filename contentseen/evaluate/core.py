@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ContentSeenError
 from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
-from ..engine import second_look
+from ..engine import SECOND_LOOK_DISTANCE, second_look
 from ..templates import HostTemplates, page_lines
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
@@ -338,6 +338,8 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
                     b.fingerprint, b.page, page_distance=scheme.page_limit(b)) is not None:
                 continue  # the page as it is matches: the engine answers with that, not this
             match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
+            if match is not None and match.distance > SECOND_LOOK_DISTANCE:
+                match = None  # as Engine.check: no drop
             out[(host, key)] = (match, second)
     return out
 
