@@ -112,8 +112,8 @@ class Engine:
 
     def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None,
                     url: str = "") -> tuple[PageFingerprints, SecondLook | None]:
-        """Fingerprints of a page of media type ``ctype``, and its second look when its content
-        holds lines of its host's template. The body is decoded by what it declares (BOM,
+        """Fingerprints of a page of media type ``ctype``, and its second look when it holds
+        lines of its host's template (``second_look``). The body is decoded by what it declares (BOM,
         header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes, which can differ
         between a page and its copy (Scrapy's ``response.text`` guessed mac-latin2 for a
         Latin-1 page and cp1250 for its copy with other whitespace)."""
@@ -168,9 +168,11 @@ class Engine:
 
 
 def _host(url: str) -> str:
-    """The host a page's template is learned on: host and port (two servers on one address are
-    two hosts)."""
-    return urlsplit(url).netloc
+    """The host a page's template is learned on: host (case folded, as DNS does) and port (two
+    servers on one address are two hosts)."""
+    parts = urlsplit(url)
+    port = parts.port if parts.port is not None else ""
+    return f"{parts.hostname or ''}:{port}"
 
 
 def _takes_page_distance(method: Callable) -> bool:

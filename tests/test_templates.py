@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from contentseen.engine import Engine
+from contentseen.engine import Engine, _host
 from contentseen.fingerprints import Scheme
 from contentseen.stores.memory import MemoryStore
 from contentseen.templates import EDGE, MIN_PAGES, HostTemplates, page_lines, without
@@ -161,6 +161,8 @@ def test_second_look_drops_only_against_another_hosts_page():
         assert e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line)).outcome == "kept"
     d = e.decide("http://b.example/again", 200, "text/html", page(1, line))
     assert d.outcome == "kept", d  # its second look matches /plain, of its own host
+    # one host however a URL spells it; another port is another server
+    assert _host("http://B.Example/again") == _host("http://b.example/plain") != _host("http://b.example:8080/")
     own = "<p class='mirror'>Served by the Elmwood mirror, which may lag behind the original.</p>"
     for i in range(2, 2 + MIN_PAGES):
         e.decide(f"http://m.example/{i}", 200, "text/html", page(i + 100, own))

@@ -221,9 +221,9 @@ def evaluate(
     ``make(scheme)`` builds the fingerprinter (default ``scheme.build()``; benchmarks pass
     variants). The truth of a pair is its label when the pairs are labelled (identical and near
     are duplicates) and ``bands`` is off; else its Jaccard: a duplicate when >= ``dup_jaccard``.
-    With ``templates`` (the middleware's default), each host's pages are also learned in key
-    order and given the engine's second look without their host's template lines
-    (``second_looks``).
+    With ``templates`` (the middleware's default), both hosts' pages are also learned in key
+    order, host A's first, and host B's given the engine's second look without their host's
+    template lines (``second_looks``).
     """
     labelled = pairset.labelled and not bands
     results: list[PairResult] = []
@@ -330,13 +330,13 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
             template = learner.learn(host, page)
             if not template or host == "a":  # a second look drops only against another host's page
                 continue
-            second = _second_look(pages, refs[key].a if host == "a" else refs[key].b, template)
-            if second is None:
-                continue
             b = fingerprinted[key].b
             if b.fingerprint is not None and store.lookup(
                     b.fingerprint, b.page, page_distance=scheme.page_limit(b)) is not None:
                 continue  # the page as it is matches: the engine answers with that, not this
+            second = _second_look(pages, refs[key].b, template)
+            if second is None:
+                continue
             match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
             if match is not None and match.distance > SECOND_LOOK_DISTANCE:
                 match = None  # as Engine.check: no drop
