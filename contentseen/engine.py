@@ -171,7 +171,10 @@ def _host(url: str) -> str:
     """The host a page's template is learned on: host (case folded, as DNS does) and port (two
     servers on one address are two hosts)."""
     parts = urlsplit(url)
-    port = parts.port if parts.port is not None else ""
+    try:
+        port = parts.port if parts.port is not None else ""
+    except ValueError:  # not a port number: the URL's own spelling
+        return parts.netloc.lower()
     return f"{parts.hostname or ''}:{port}"
 
 

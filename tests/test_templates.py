@@ -163,6 +163,7 @@ def test_second_look_drops_only_against_another_hosts_page():
     assert d.outcome == "kept", d  # its second look matches /plain, of its own host
     # one host however a URL spells it; another port is another server
     assert _host("http://B.Example/again") == _host("http://b.example/plain") != _host("http://b.example:8080/")
+    assert _host("http://b.example:99999/") == "b.example:99999"  # never an error
     own = "<p class='mirror'>Served by the Elmwood mirror, which may lag behind the original.</p>"
     for i in range(2, 2 + MIN_PAGES):
         e.decide(f"http://m.example/{i}", 200, "text/html", page(i + 100, own))
