@@ -113,7 +113,8 @@ class Engine:
     def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None,
                     url: str = "") -> tuple[PageFingerprints, SecondLook | None]:
         """Fingerprints of a page of media type ``ctype``, and its second look when it holds
-        lines of its host's template (``second_look``). The body is decoded by what it declares (BOM,
+        lines of its host's template and its host is worth the look (``second_look``,
+        ``HostTemplates.looking``). The body is decoded by what it declares (BOM,
         header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes, which can differ
         between a page and its copy (Scrapy's ``response.text`` guessed mac-latin2 for a
         Latin-1 page and cp1250 for its copy with other whitespace)."""
@@ -124,8 +125,14 @@ class Engine:
         page = self.pages.of_texts(texts)
         if self.templates is None or page.fingerprint is None:
             return page, None
-        template = self.templates.learn(_host(url), page_lines(texts))
-        return page, second_look(self.pages, texts, template, page)
+        host = _host(url)
+        template = self.templates.learn(host, page_lines(texts))
+        if not template or not self.templates.looking(host):
+            return page, None
+        second = second_look(self.pages, texts, template, page)
+        if second is not None:
+            self.templates.looked(host)
+        return page, second
 
     def prepare(self, url: str, status: int, content_type: bytes | str | None, body: bytes) -> Decision:
         """Everything before the store: a ``skipped`` decision, or a ``check`` one with the page's
@@ -146,9 +153,12 @@ class Engine:
         return Decision("check", page, second=second)
 
     def judge(self, url: str, page: PageFingerprints, match: Match | None) -> Decision:
-        """The decision for a page once the store answered ``match``."""
+        """The decision for a page once the store answered ``match``; a match on another host
+        tells the template learning that the page's host serves copies (``HostTemplates.copies``)."""
         if match is None:
             return Decision("kept", page)
+        if self.templates is not None and (host := _host(url)) != _host(match.url):
+            self.templates.copies(host)
         if match.url == url:  # the same URL fetched again (a start URL also linked, a resumed job)
             return Decision("revisited" if self.revisits == "follow" else "refetched", page, match)
         return Decision("dropped", page, match)

@@ -17,6 +17,12 @@ drop only when both the content and the whole-page fingerprints of the page with
 agree with a stored page. Stored fingerprints never depend on what was learned, so a store's
 entries do not depend on crawl order.
 
+A second look drops a page only against another host's page; on a crawl of one site, whose own
+menus and footers are its template, it would cost about one more fingerprinting of most pages and
+find nothing. So a host gets second looks once one of its pages matched another host's page
+(``HostTemplates.copies``), and before that only its first ``TRIAL`` ones, which find the copies
+of a mirror none of whose pages match as they are (``HostTemplates.looking``).
+
 Memory is bounded: at most ``hosts`` hosts (the least recently seen forgotten) and ``lines``
 counted lines a host (past it, the lines seen on one page only are forgotten first).
 """
@@ -41,6 +47,7 @@ EDGE = 1500  # characters of the content's start and end whose lines are learned
 # a fingerprinting. Chosen on the tuning trees (README, "Host templates"): 0 gives second looks
 # to nearly every page (a site's own menu lines are its template too), 0.05 lost near copies.
 MIN_LEFT_OUT = 0.02
+TRIAL = 8  # second looks a host gets before one of its pages matched another host's (``looking``)
 _DIGITS = re.compile(r"[0-9]+")
 _LONG = re.compile(rf"\S[^\n]{{{MIN_CHARS - 2},}}\S")  # a line that may count: its text, stripped
 
@@ -57,10 +64,11 @@ def _lines(text: str) -> list[str]:
 
 
 def _keys(text: str) -> frozenset[int]:
-    # Only the long lines are folded (most of a page's lines are blank or short). Python's own
-    # string hash: a key lives in one process, never stored.
+    # Only the long lines are folded (most of a page's lines are blank or short); a line kept
+    # long once folded, as ``_kept`` reads it ("Build 1234567890" folds to "build 0": never
+    # left out, so never learned). Python's own string hash: a key lives in one process.
     long = _LONG.findall(text)
-    return frozenset(map(hash, _folded(long))) if long else frozenset()
+    return frozenset(hash(k) for k in _folded(long) if len(k) >= MIN_CHARS) if long else frozenset()
 
 
 def page_lines(texts: PageText) -> frozenset[int]:
@@ -91,37 +99,57 @@ def _split(text: str) -> tuple[str | None, str, str]:
     return text[:h], text[h:t], text[t:]
 
 
-def _kept(text: str, keys: frozenset[int]) -> tuple[str, int, int]:
-    """``text`` without its edge lines (``_split``) whose keys are in ``keys``; the non-blank
-    characters and the lines left out. Only the edges are read: no other line is learned."""
+def _kept(text: str, keys: frozenset[int], also: frozenset[str] = frozenset()) -> tuple[str, int, int, frozenset[str]]:
+    """``text`` without its edge lines (``_split``) whose keys are in ``keys``, nor any other line
+    that is one of those or in ``also`` (stripped texts); the non-blank characters and the lines
+    left out, and the stripped texts of the edge lines left out. Only the edges are keyed: a line
+    is learned there, and a line of the middle leaves only as the copy of one that left."""
     head, middle, tail = _split(text)
-    parts = [middle] if head is None else [head, tail]
-    out, chars, lines = [], 0, 0
-    for part in parts:
+    out, chars, lines, gone = [], 0, 0, set()
+    for part in ([middle] if head is None else [head, tail]):
         kept = []
         for line, key in zip(part.split("\n"), _lines(part)):
             if len(key) >= MIN_CHARS and hash(key) in keys:
                 chars += nonblank(line)
                 lines += 1
+                gone.add(line.strip())
             else:
                 kept.append(line)
         out.append("\n".join(kept))
-    return (out[0] if head is None else out[0] + middle + out[1]), chars, lines
+    if head is None:
+        return out[0], chars, lines, frozenset(gone)
+    drop = [line for line in gone | also if line in middle]  # most pages: none, found at C speed
+    if drop:
+        pattern = _whole_lines(drop)
+        copies = pattern.findall(middle)
+        chars += sum(map(nonblank, copies))
+        lines += len(copies)
+        middle = pattern.sub("", middle)
+    return out[0] + middle + out[1], chars, lines, frozenset(gone)
+
+
+def _whole_lines(texts: list[str]) -> re.Pattern:
+    """Whole lines of any of ``texts`` (stripped), with their line ends. (``re`` caches the
+    pattern: a host's pages leave out the same few lines.)"""
+    either = "|".join(map(re.escape, sorted(texts, key=len, reverse=True)))
+    return re.compile(rf"^[^\S\n]*(?:{either})[^\S\n]*(?:\n|\Z)", re.M)
 
 
 def without(texts: PageText, keys: frozenset[int], min_share: float) -> tuple[PageText, int] | None:
-    """``texts`` without the lines at their edges whose keys are in ``keys``, and how many lines
-    of the page were left out; None when that leaves out none, less than ``MIN_LEFT_OUT`` of the
+    """``texts`` without the lines at their edges whose keys are in ``keys`` and the copies of
+    those lines elsewhere in the page (a line left out of the content leaves the whole text too,
+    however deep in it the content lies), and how many lines of the
+    page were left out; None when that leaves out none, less than ``MIN_LEFT_OUT`` of the
     content's and of the whole text's characters (too little to have moved a fingerprint past its
     distance: not worth another fingerprinting), more than ``MAX_SHARE`` of the whole text's, or
     all of the content. The content stays a sliver, or not, by the rule the extraction applied: a
     marked main content never is one."""
     if not keys:
         return None
-    whole, w_left, n = _kept(texts.whole, keys)  # the content's lines are the whole text's too
+    content, c_left, _, gone = _kept(texts.content, keys)
+    whole, w_left, n, _ = _kept(texts.whole, keys, gone)  # the content's lines are the whole text's too
     if not n:
         return None
-    content, c_left, _ = _kept(texts.content, keys)
     w_total, c_total = nonblank(texts.whole), nonblank(texts.content)
     if c_left >= c_total or w_left > MAX_SHARE * w_total:
         return None
@@ -135,11 +163,16 @@ class HostTemplates:
     """Per host, on how many pages each line was seen (bounded: see the module's docstring)."""
 
     def __init__(self, min_pages: int = MIN_PAGES, hosts: int = HOSTS, lines: int = LINES):
+        if min(min_pages, hosts, lines) < 1:
+            raise ValueError(f"HostTemplates: min_pages, hosts and lines must be at least 1, not "
+                             f"{min_pages}, {hosts}, {lines}")
         self.min_pages = min_pages
         self.hosts = hosts
         self.lines = lines
         self._counts: OrderedDict[str, Counter[int]] = OrderedDict()
         self._hosts_of: Counter[int] = Counter()  # on how many hosts a line is template
+        self._copying: set[str] = set()  # hosts a page of which matched another host's page
+        self._tried: Counter[str] = Counter()  # second looks made on a host not known to copy
 
     def learn(self, host: str, lines: frozenset[int]) -> frozenset[int]:
         """Count a page's ``lines`` (``page_lines``) on ``host``; return those that are
@@ -150,7 +183,10 @@ class HostTemplates:
         if counts is None:
             counts = self._counts[host] = Counter()
             if len(self._counts) > self.hosts:
-                self._untemplate(self._counts.popitem(last=False)[1])
+                gone, old = self._counts.popitem(last=False)
+                self._untemplate(old)
+                self._copying.discard(gone)
+                self._tried.pop(gone, None)
         else:
             self._counts.move_to_end(host)
         counts.update(lines)
@@ -161,6 +197,30 @@ class HostTemplates:
         if len(counts) > self.lines:
             self._forget(counts)
         return frozenset(k for k in lines if counts[k] >= least and hosts_of[k] == 1)
+
+    def copies(self, host: str) -> None:
+        """Note that a page of ``host`` matched a page of another host: ``host`` serves copies."""
+        if host in self._counts:
+            self._copying.add(host)
+            self._tried.pop(host, None)
+
+    def copying(self, host: str) -> bool:
+        """Whether a page of ``host`` matched another host's page since it was last forgotten."""
+        return host in self._copying
+
+    def looking(self, host: str) -> bool:
+        """Whether a page of ``host`` gets a second look: once one of its pages matched another
+        host's page (``copies``), and for its first ``TRIAL`` second looks (``looked``) before
+        that, which find the copies of a mirror none of whose pages match as they are. A second
+        look drops only against another host's page: on a crawl of one site, where a site's own
+        menus and footers are its template, they could meet nothing, and would cost about one
+        more fingerprinting of most pages."""
+        return host in self._copying or self._tried[host] < TRIAL
+
+    def looked(self, host: str) -> None:
+        """Note a second look made on ``host``."""
+        if host in self._counts and host not in self._copying:
+            self._tried[host] += 1
 
     def _untemplate(self, counts: Mapping[int, int]) -> None:
         """Count the template lines of ``counts`` (lines of a host, forgotten) off ``_hosts_of``."""

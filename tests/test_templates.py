@@ -9,7 +9,7 @@ import pytest
 from contentseen.engine import Engine, _host
 from contentseen.fingerprints import Scheme
 from contentseen.stores.memory import MemoryStore
-from contentseen.templates import EDGE, MIN_PAGES, HostTemplates, page_lines, without
+from contentseen.templates import EDGE, MIN_PAGES, TRIAL, HostTemplates, page_lines, without
 from contentseen.text import PageText
 
 WORDS = ("harbour lantern orchard meadow copper violin saddle quarry thimble walnut falcon ember "
@@ -41,6 +41,7 @@ def test_content_lines_are_keyed_with_digits_and_case_folded_and_short_lines_lef
     assert page_lines(PageText("x" * 40, "x" * 40, flat=True)) == frozenset()
     assert page_lines(PageText("ok", f"ok\n{BANNER}")) == page_lines(PageText(BANNER, BANNER))  # beside the content
     assert page_lines(PageText("ok", "ok")) == frozenset()  # no line long enough: none
+    assert page_lines(PageText("Build 1234567890", "Build 1234567890")) == frozenset()  # short once folded
     # a long content's lines are learned at its start and end only, whole lines
     long = "\n".join([BANNER] + [article(i) for i in range(200)] + ["Report problems with this mirror to its staff."])
     keys = page_lines(PageText(long, long))
@@ -88,6 +89,17 @@ def test_memory_is_bounded_in_hosts_and_lines():
         text = "\n".join([BANNER] + [article(i * 9 + j) for j in range(6)])
         got = learner.learn("h", page_lines(PageText(text, text)))
     assert len(got) == 1
+    # a host is noted as serving copies while it is remembered, and only then
+    small, line = HostTemplates(hosts=1), page_lines(PageText(BANNER, BANNER))
+    small.copies("never.example")
+    small.learn("a.example", line)
+    small.copies("a.example")
+    assert small.copying("a.example") and not small.copying("never.example")
+    small.learn("b.example", line)
+    assert not small.copying("a.example") and small._copying == set()
+    for bad in ({"hosts": 0}, {"lines": 0}, {"min_pages": 0}):
+        with pytest.raises(ValueError, match="at least 1"):
+            HostTemplates(**bad)
 
 
 def test_without_leaves_out_lines_but_not_most_of_the_page():
@@ -103,12 +115,22 @@ def test_without_leaves_out_lines_but_not_most_of_the_page():
     # too little left out to move a fingerprint: no second look
     long = "\n".join([BANNER] + [article(i) for i in range(30)])
     assert without(PageText(long, long), keys, 0.2) is None
-    # only the edges are read (where lines are learned): the same line amid a long text stays
-    middle = "\n".join([article(i, 14) for i in range(12)] + [BANNER] + [article(i, 14) for i in range(12, 24)])
-    text = f"{BANNER}\n{middle}"
-    assert len(text) > 2 * EDGE and text.index(BANNER, 1) > EDGE
-    stripped, n = without(PageText(text, text), keys, 0.2)
-    assert n == 1 and stripped.content == middle
+    # only the edges are keyed (where lines are learned): a line amid a long text is left out
+    # only as the copy of one that left an edge
+    half = [article(i, 14) for i in range(12)], [article(i, 14) for i in range(12, 24)]
+    middle = "\n".join(half[0] + [BANNER] + half[1])
+    assert len(middle) > 2 * EDGE and middle.index(BANNER) > EDGE
+    assert without(PageText(middle, middle), keys, 0.2) is None
+    stripped, n = without(PageText(f"{BANNER}\n{middle}", f"{BANNER}\n{middle}"), keys, 0.2)
+    assert n == 2 and stripped.content == stripped.whole == "\n".join(half[0] + half[1])
+    # a line at the content's edge leaves the whole text too, however deep in it the content lies
+    menu = "\n".join(f"Menu entry {i} of the Oakridge site" for i in range(100))
+    content = f"{BANNER}\n{article(3, 30)}"
+    whole = f"{menu}\n{content}\n{menu}"
+    assert whole.index(BANNER) > EDGE and len(whole) - whole.index(BANNER) > EDGE
+    stripped, n = without(PageText(content, whole, narrowed=True), keys, 0.2)
+    assert n == 1 and BANNER not in stripped.whole and stripped.content == article(3, 30)
+    assert stripped.whole == f"{menu}\n{article(3, 30)}\n{menu}"
 
 
 def test_without_keeps_a_marked_main_content_from_being_a_sliver():
@@ -142,6 +164,7 @@ def test_second_look_drops_a_mirrors_banner_copies_and_stores_nothing_for_them()
     assert all(d.outcome == "dropped" and d.match.template_lines == 1 for d in late), [d.outcome for d in late]
     assert all(d.match.url == f"http://a.example/{fates.index(d)}" for d in dropped)
     assert len(e.store) == stored + len(fates) - len(dropped)
+    assert e.templates.copying("b.example:")  # its trial looks found copies: it keeps looking
     # without the learning, a 12-word line added to a 40-word page is missed on most of them
     e = engine(templates=False)
     for i in range(12):
@@ -150,15 +173,39 @@ def test_second_look_drops_a_mirrors_banner_copies_and_stores_nothing_for_them()
     assert plain.count("dropped") < len(late)
 
 
+def test_a_host_never_seen_to_copy_gets_only_trial_looks():
+    """On a crawl of one site, its own repeated lines are its template, and a second look could
+    only meet its own pages: after TRIAL looks none is made until a page of it matches another
+    host's page."""
+    e = engine()
+    line = f"<p class='mirror'>{BANNER}</p>"
+    looks = [e.fingerprint("text/html", page(i, line), url=f"http://b.example/{i}")[1] for i in range(40)]
+    assert sum(s is not None for s in looks) == TRIAL and looks[-1] is None
+    e.templates.copies("b.example:")
+    assert e.fingerprint("text/html", page(41, line), url="http://b.example/41")[1] is not None
+    # a match on another host, answered by the store, is what notes it
+    e = engine()
+    for i in range(40):
+        e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line))
+    assert not e.templates.looking("b.example:")
+    e.decide("http://a.example/long", 200, "text/html", page(99, words=400))
+    assert e.decide("http://b.example/long", 200, "text/html", page(99, line, words=400)).outcome == "dropped"
+    assert e.templates.looking("b.example:") and e.templates.copying("b.example:")
+
+
 def test_second_look_drops_only_against_another_hosts_page():
     """Two pages of one host both show its template: they are compared as they are. Without it,
     two API pages of a site differing in little but their menus would look alike (pandas'
     Series.iloc and DataFrame.iloc, Jaccard 0.21, were dropped so)."""
     e = engine()
+    for host in ("b.example", "m.example"):  # both serve a copy of another site's page: looks are made
+        e.decide("http://origin.example/long", 200, "text/html", page(99, words=400))
+        assert e.decide(f"http://{host}/long", 200, "text/html", page(99, words=400)).outcome == "dropped"
     line = f"<p class='mirror'>{BANNER}</p>"
     assert e.decide("http://b.example/plain", 200, "text/html", page(1)).outcome == "kept"
     for i in range(2, 2 + MIN_PAGES):  # the line becomes the host's template
         assert e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line)).outcome == "kept"
+    assert e.templates.copying("b.example:")
     d = e.decide("http://b.example/again", 200, "text/html", page(1, line))
     assert d.outcome == "kept", d  # its second look matches /plain, of its own host
     # one host however a URL spells it; another port is another server

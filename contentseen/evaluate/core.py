@@ -305,14 +305,19 @@ def _second_look(pages: PageFingerprinter, ref: PageRef, template: frozenset[int
     return second.page if second is not None else None
 
 
+_B = "\0b:"  # host B's pages in the simulated store (no key starts so): never another host's for B
+
+
 def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerprinter,
                  lines: dict[str, tuple[frozenset[int] | None, frozenset[int] | None]]) -> dict[tuple[str, str], tuple]:
     """The engine's second looks, as a crawl of host A and then host B in key order makes them
     (``Engine.fingerprint``): per ("b", key) of a page of host B holding lines of its host's
     template, (the match found or None, its fingerprints without them), looked up in a store of
-    all of host A's pages, for those that match nothing there as they are (the engine answers the
-    others with that match). Host A's pages are learned, but their second looks could meet only
-    pages of their own host, which ``Engine.check`` never drops them against."""
+    all of host A's pages and the host B pages kept before it, for those that match nothing there
+    as they are (the engine answers the others with that match); a match on host B is no drop,
+    and looks are made as ``HostTemplates.looking`` allows.
+    Host A's pages are learned, but their second looks could meet only pages of their own host,
+    which ``Engine.check`` never drops them against."""
     scheme = pages.scheme
     refs = {p.key: p for p in pairset.pairs}
     fingerprinted = {r.key: r for r in results}
@@ -328,19 +333,33 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
             if page is None or key not in fingerprinted:
                 continue
             template = learner.learn(host, page)
-            if not template or host == "a":  # a second look drops only against another host's page
+            if host == "a":  # a second look drops only against another host's page
                 continue
             b = fingerprinted[key].b
-            if b.fingerprint is not None and store.lookup(
-                    b.fingerprint, b.page, page_distance=scheme.page_limit(b)) is not None:
-                continue  # the page as it is matches: the engine answers with that, not this
-            second = _second_look(pages, refs[key].b, template)
-            if second is None:
+            if b.fingerprint is None:
                 continue
-            match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
-            if match is not None and match.distance > SECOND_LOOK_DISTANCE:
-                match = None  # as Engine.check: no drop
-            out[(host, key)] = (match, second)
+            looks, second = bool(template) and learner.looking(host), None
+            if looks and not learner.copying(host):  # on trial, counted as Engine.fingerprint counts it
+                second = _second_look(pages, refs[key].b, template)
+                if second is not None:
+                    learner.looked(host)
+            limit = scheme.page_limit(b)
+            match = store.lookup(b.fingerprint, b.page, page_distance=limit)
+            if match is not None:  # the page as it is matches: the engine answers with that, not this
+                if not match.url.startswith(_B):
+                    learner.copies(host)  # as Engine.judge
+                continue
+            if looks and second is None and learner.copying(host):
+                second = _second_look(pages, refs[key].b, template)
+            if second is not None:
+                match = store.lookup(second.fingerprint, second.page, page_distance=scheme.page_limit(second))
+                if match is not None and (match.distance > SECOND_LOOK_DISTANCE or match.url.startswith(_B)):
+                    match = None  # as Engine.check: no drop
+                out[(host, key)] = (match, second)
+                if match is not None:
+                    learner.copies(host)
+                    continue  # dropped: nothing stored
+            store.check_and_add(b.fingerprint, _B + key, b.page, page_distance=limit)  # kept: stored, as the engine does
     return out
 
 
