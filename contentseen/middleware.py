@@ -287,6 +287,8 @@ class ContentSeenMiddleware:
         decision = self.engine.prepare(response.url, response.status, response.headers.get(b"Content-Type"), response.body)
         inflight = None
         if decision.outcome == "check":
+            if decision.second is not None:  # what the host templates cost ("Host templates")
+                self.stats.inc_value("contentseen/second_looks")
             self._spent(started)
             decision, inflight = await self._check(response.url, decision)
             started = time.perf_counter()

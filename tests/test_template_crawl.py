@@ -99,6 +99,7 @@ def test_mirror_pages_are_dropped_as_copies_of_their_own_page_once_the_line_is_t
     lines = [line for line in second.log.splitlines() if "line(s) of its host's template" in line]
     assert lines and all(line.split("ContentSeen: dropped ", 1)[1].startswith(b) for line in lines)
     assert second.stats.get("contentseen/dropped/template", 0) == len(lines)
+    assert second.stats.get("contentseen/second_looks", 0) >= len(lines)
     # nothing lost: every page of B gives an item or a drop line
     fates = {path_of(i["url"]) for i in second.items if i["url"].startswith(b)} | {path_of(d.url) for d in second.drops}
     assert fates == set(site(True, True if mirror == "notice" else None))
@@ -108,6 +109,6 @@ def test_mirror_pages_are_dropped_as_copies_of_their_own_page_once_the_line_is_t
 def test_without_templates_most_mirror_pages_are_kept(crawls, mirror):
     on, off = crawls[mirror][3], crawls[mirror + "-off" if mirror != "on" else "off"][3]
     assert off.returncode == 0 and off.errors() == [], off.log[-3000:]
-    assert "contentseen/dropped/template" not in off.stats
+    assert "contentseen/dropped/template" not in off.stats and "contentseen/second_looks" not in off.stats
     assert len(off.drops) < len(on.drops)
     assert len([i for i in off.items if i["url"].startswith(crawls[mirror][1])]) + len(off.drops) == N + 1
