@@ -146,11 +146,10 @@ def _whole_lines(text: str, lines: frozenset[str]) -> list[tuple[int, int]]:
 def without(texts: PageText, keys: frozenset[int], min_share: float) -> tuple[PageText, int] | None:
     """``texts`` without the lines at their edges whose keys are in ``keys`` and the copies of
     those lines elsewhere in the page (a line left out of the content leaves the whole text too,
-    however deep in it the content lies), and how many lines of the
-    page were left out; None when that leaves out none, less than ``MIN_LEFT_OUT`` of the
-    content's and of the whole text's characters (too little to have moved a fingerprint past its
-    distance: not worth another fingerprinting), more than ``MAX_SHARE`` of the whole text's, or
-    all of the content. The content stays a sliver, or not, by the rule the extraction applied: a
+    however deep in it the content lies), and how many lines of the page were left out; None
+    when that leaves out none, less than ``MIN_LEFT_OUT`` of the content's and of the whole
+    text's characters (too little to have moved a fingerprint past its distance: not worth
+    another fingerprinting), more than ``MAX_SHARE`` of the whole text's, or all of the content. The content stays a sliver, or not, by the rule the extraction applied: a
     marked main content never is one."""
     if not keys:
         return None
