@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from contentseen.engine import Engine, _host
 from contentseen.fingerprints import Scheme
 from contentseen.stores.memory import MemoryStore
-from contentseen.templates import EDGE, MIN_PAGES, TRIAL, HostTemplates, page_lines, without
-from contentseen.text import PageText
+from contentseen.templates import EDGE, MIN_PAGES, TRIAL, HostTemplates, _kept, page_lines, without
+from contentseen.text import PageText, nonblank
 
 WORDS = ("harbour lantern orchard meadow copper violin saddle quarry thimble walnut falcon ember "
          "glacier pepper ribbon anchor candle marble willow hazel cobalt fennel juniper pebble").split()
@@ -291,3 +292,33 @@ def test_second_look_keeps_the_content_fingerprint_only_where_the_content_is_the
         looks += full is not None
         kept += full is not None and full.page.fingerprint == own.fingerprint
     assert looks > 8 and kept > 0
+
+
+SAMPLE_LINES = [BANNER, "  Last updated: 2024-05-01  ", "Report problems with this mirror to its staff.", "short",
+         "", "\t", "harbour lantern orchard meadow copper violin", "Last updated: 2019-12-31"]
+
+
+_LINE = st.sampled_from(SAMPLE_LINES) | st.text(max_size=60).map(lambda t: t.replace("\n", " "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=8), st.lists(_LINE, max_size=8), st.lists(_LINE, max_size=8),
+       st.integers(0, 40), st.lists(st.sampled_from(SAMPLE_LINES[:3])))
+def test_kept_leaves_out_whole_lines_and_counts_what_it_left_out(head, middle, tail, filler, template):
+    """``_kept`` on any text, short or long (template lines at its edges and amid it): the lines
+    left are the text's own, in order; the characters and lines it says it left out are those
+    missing; no kept line is one it left out; no kept line of a short text is a template line."""
+    rows = (head + [article(i, 12) for i in range(filler)] + middle
+            + [article(i, 12) for i in range(filler, 2 * filler)] + tail)
+    text = "\n".join(rows)
+    keys = frozenset().union(*(page_lines(PageText(t, t)) for t in template)) if template else frozenset()
+    out, chars, lines, gone = _kept(text, keys)
+    assert nonblank(text) - nonblank(out) == chars
+    kept_rows = out.split("\n")
+    # each line left out is one line fewer (a last line left out of the middle leaves its line end)
+    assert len(rows or [""]) - len(kept_rows) in (lines, lines - 1)
+    it = iter(rows)
+    assert all(any(r == k for r in it) for k in kept_rows if k)  # a subsequence of the text's lines
+    assert not any(k.strip() in gone for k in kept_rows)
+    if len(text) <= 2 * EDGE:
+        assert not any(page_lines(PageText(k, k)) & keys for k in kept_rows)
