@@ -22,6 +22,7 @@ import glob
 import os
 import random
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,7 +38,7 @@ from common import print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from contentseen import text as text_module, tokens as tokens_module  # noqa: E402
+from contentseen import blas, text as text_module, tokens as tokens_module  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.engine import Engine, second_look  # noqa: E402
@@ -223,10 +224,12 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-def crawl_stats(url: str, enabled: bool, workdir: Path) -> tuple[float, dict]:
-    """Wall seconds of one real crawl, and its final Scrapy stats."""
+def crawl_stats(url: str, enabled: bool, workdir: Path) -> tuple[float, float, dict]:
+    """Wall seconds of one real crawl, the CPU seconds of its process (all its threads: the
+    reactor, the store's, BLAS's), and its final Scrapy stats."""
     env = dict(os.environ, SCRAPY_SETTINGS_MODULE="crawler_project.settings")
     store = workdir / f"fp-{time.monotonic_ns()}.sqlite"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     r = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start_urls={url}",
@@ -235,11 +238,13 @@ def crawl_stats(url: str, enabled: bool, workdir: Path) -> tuple[float, dict]:
         cwd=workdir, env=env, capture_output=True, text=True,
     )
     elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     if r.returncode != 0:
         raise SystemExit(f"crawl failed: {r.stderr[-2000:]}")
     dump = r.stderr[r.stderr.index("Dumping Scrapy stats:") :]
     stats = {k: float(v) for k, v in re.findall(r"'([\w/]+)': ([0-9.]+)[,}]", dump)}
-    return elapsed, stats
+    return elapsed, cpu, stats
 
 
 def main() -> None:
@@ -247,6 +252,7 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=200)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
+    blas.hold()  # as the middleware does in a crawl (contentseen.blas)
 
     site = pydoc_pages(args.pages)
     corpora = {"pydoc pages of the standard library": [b for p, b in site.items() if p != "/index.html"]}
@@ -270,16 +276,17 @@ def main() -> None:
     print(f"\nlocal crawl of the {len(site)} pages (scrapy crawl site, 127.0.0.1), median of {args.runs}:")
     print("(in middleware: the reactor thread's time in it, contentseen/seconds; store thread: the store's calls,\n"
           " contentseen/store_seconds, run beside the reactor)")
-    print(f"{'':24} {'wall s':>7} {'requests':>9} {'items':>6} {'dropped':>8} {'in middleware s':>16} {'share':>6} "
-          f"{'store thread s':>15}")
+    print(f"{'':24} {'wall s':>7} {'CPU s':>6} {'requests':>9} {'items':>6} {'dropped':>8} {'in middleware s':>16} "
+          f"{'share':>6} {'store thread s':>15}")
     for enabled in (False, True):
-        wall = statistics.median(w for w, _ in runs[enabled])
-        st = runs[enabled][len(runs[enabled]) // 2][1]
-        mw = statistics.median(s.get("contentseen/seconds", 0.0) for _, s in runs[enabled])
-        store = statistics.median(s.get("contentseen/store_seconds", 0.0) for _, s in runs[enabled])
-        print(f"{'middleware ' + ('on' if enabled else 'off'):24} {wall:7.2f} {st.get('downloader/request_count', 0):9.0f} "
-              f"{st.get('item_scraped_count', 0):6.0f} {st.get('contentseen/dropped', 0):8.0f} {mw:16.3f} "
-              f"{mw / wall * 100:5.1f}% {store:15.3f}")
+        wall = statistics.median(w for w, _, _ in runs[enabled])
+        cpu = statistics.median(c for _, c, _ in runs[enabled])
+        st = runs[enabled][len(runs[enabled]) // 2][2]
+        mw = statistics.median(s.get("contentseen/seconds", 0.0) for _, _, s in runs[enabled])
+        store = statistics.median(s.get("contentseen/store_seconds", 0.0) for _, _, s in runs[enabled])
+        print(f"{'middleware ' + ('on' if enabled else 'off'):24} {wall:7.2f} {cpu:6.2f} "
+              f"{st.get('downloader/request_count', 0):9.0f} {st.get('item_scraped_count', 0):6.0f} "
+              f"{st.get('contentseen/dropped', 0):8.0f} {mw:16.3f} {mw / wall * 100:5.1f}% {store:15.3f}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
-from . import _native
+from . import _native, blas
 from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, fcntl, journaled_check
 from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, one_line, report_startup_error
@@ -81,6 +81,7 @@ class ContentSeenMiddleware:
         # discard an entry).
         self.deliveries: Deliveries | None = None
         self.journal: Journal | None = None
+        self._blas_held = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "ContentSeenMiddleware":
@@ -145,6 +146,8 @@ class ContentSeenMiddleware:
                     "extract %s", display_url(url), initial, " (reset)" if reset else "",
                     "" if expire is None else f", entries expire after {duration_text(expire)}",
                     scheme.bits, scheme.distance, scheme.page_distance, scheme.extract)
+        blas.hold()  # given back at close (contentseen.blas)
+        mw._blas_held = True
         if _native.speedups is None:
             logger.info("ContentSeen: its C speedups are not built (no C compiler or Python headers when it was "
                         "installed, or built from other sources: reinstall): pages are fingerprinted in Python, "
@@ -200,13 +203,20 @@ class ContentSeenMiddleware:
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         """Close as ``close`` does, awaited: a frozen store holds up no other crawl's reactor."""
         self.stats.set_value("contentseen/store_seconds", self.worker.busy)
+        self._release_blas()
         await self.worker.aclose(self._closing_steps())
 
     def close(self) -> None:
         """Discard the pages still in flight (none will be delivered now), close the journal,
         then the store, in the store's thread (waiting at most 4 x the call timeout)."""
         self.stats.set_value("contentseen/store_seconds", self.worker.busy)
+        self._release_blas()
         self.worker.close(self._closing_steps())
+
+    def _release_blas(self) -> None:
+        if self._blas_held:
+            self._blas_held = False
+            blas.release()
 
     def _closing_steps(self) -> Callable[[], None] | None:
         """What closing does in the store's thread before the store closes (None: nothing)."""

@@ -357,3 +357,24 @@ def test_the_start_says_when_the_c_speedups_are_not_built(tmp_path, monkeypatch,
             "CONTENTSEEN_STORE": f"sqlite:///{tmp_path / 'fp.sqlite'}"}))
     mw.close()
     assert ("C speedups are not built" in caplog.text) is not built
+
+
+def test_blas_is_one_thread_while_a_middleware_runs_and_given_back_after(tmp_path):
+    """contentseen.blas: the real BLAS numpy loaded, held by each middleware, given back at the
+    last close (twice closed counts once)."""
+    import numpy  # noqa: F401  (BLAS is loaded with numpy)
+
+    from contentseen import blas
+
+    before = blas.threads()
+    assert before, "numpy's BLAS was not found by threadpoolctl"
+    first, _ = _middleware(tmp_path / "1")
+    second, _ = _middleware(tmp_path / "2")
+    try:
+        assert blas.threads() == [1] * len(before)
+        first.close()
+        first.close()
+        assert blas.threads() == [1] * len(before)  # the second still runs
+    finally:
+        second.close()
+    assert blas.threads() == before

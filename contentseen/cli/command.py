@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Iterator, NoReturn, Sequence
 
+from .. import blas
 from ..engine import Engine
 from ..errors import ContentSeenError
 from ..fingerprints import Scheme, same_page
@@ -274,6 +275,14 @@ def parser() -> OneLineParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    blas.hold()  # fingerprints summed on one thread, as in a crawl (contentseen.blas)
+    try:
+        return _main(argv)
+    finally:
+        blas.release()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     store_url = getattr(args, "store", "")
     try:

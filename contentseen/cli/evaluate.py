@@ -18,6 +18,7 @@ from typing import Sequence
 
 from scrapy.settings import Settings
 
+from .. import blas
 from ..errors import ContentSeenError
 from ..evaluate.core import default_jobs, evaluate
 from ..evaluate.inputs import pair_crawls, read_labels
@@ -82,6 +83,14 @@ def _progress(done: int, total: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    blas.hold()  # fingerprints summed on one thread, as in a crawl (contentseen.blas)
+    try:
+        return _main(argv)
+    finally:
+        blas.release()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     jobs = int_in_range("--jobs", args.jobs, 1, 64, PROG) if args.jobs is not None else default_jobs()
     args.worst = int_in_range("--worst", args.worst, 0, 10_000, PROG)
