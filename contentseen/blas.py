@@ -26,7 +26,10 @@ def hold() -> None:
     global _users, _limits
     with _lock:
         if _users == 0:
-            _limits = threadpool_limits(limits=1, user_api="blas")
+            try:
+                _limits = threadpool_limits(limits=1, user_api="blas")
+            except Exception:  # a BLAS threadpoolctl cannot drive: it costs CPU, never a crawl
+                _limits = None
         _users += 1
 
 
