@@ -12,10 +12,13 @@ own settings given back when the last one closes.
 
 from __future__ import annotations
 
+import functools
 import threading
+from typing import Callable, TypeVar
 
 from threadpoolctl import threadpool_limits
 
+_T = TypeVar("_T")
 _lock = threading.Lock()
 _users = 0
 _limits: threadpool_limits | None = None
@@ -43,6 +46,18 @@ def release() -> None:
         if _users == 0 and _limits is not None:
             _limits.restore_original_limits()
             _limits = None
+
+
+def holding(fn: Callable[..., _T]) -> Callable[..., _T]:
+    """``fn`` run with BLAS held to one thread (a command's ``main``)."""
+    @functools.wraps(fn)
+    def held(*args, **kwargs) -> _T:
+        hold()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            release()
+    return held
 
 
 def threads() -> list[int]:

@@ -368,6 +368,7 @@ def test_blas_is_one_thread_while_a_middleware_runs_and_given_back_after(tmp_pat
 
     before = blas.threads()
     assert before, "numpy's BLAS was not found by threadpoolctl"
+    assert blas.holding(blas.threads)() == [1] * len(before) and blas.threads() == before  # a command's main
     first, _ = _middleware(tmp_path / "1")
     second, _ = _middleware(tmp_path / "2")
     try:

@@ -274,15 +274,8 @@ def parser() -> OneLineParser:
     return top
 
 
+@blas.holding  # fingerprints summed on one thread, as in a crawl
 def main(argv: Sequence[str] | None = None) -> int:
-    blas.hold()  # fingerprints summed on one thread, as in a crawl (contentseen.blas)
-    try:
-        return _main(argv)
-    finally:
-        blas.release()
-
-
-def _main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     store_url = getattr(args, "store", "")
     try:

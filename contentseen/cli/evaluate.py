@@ -82,15 +82,8 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
+@blas.holding  # fingerprints summed on one thread, as in a crawl
 def main(argv: Sequence[str] | None = None) -> int:
-    blas.hold()  # fingerprints summed on one thread, as in a crawl (contentseen.blas)
-    try:
-        return _main(argv)
-    finally:
-        blas.release()
-
-
-def _main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     jobs = int_in_range("--jobs", args.jobs, 1, 64, PROG) if args.jobs is not None else default_jobs()
     args.worst = int_in_range("--worst", args.worst, 0, 10_000, PROG)
