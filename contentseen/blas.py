@@ -16,7 +16,7 @@ import functools
 import threading
 from typing import Callable, TypeVar
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 _T = TypeVar("_T")
 _lock = threading.Lock()
@@ -62,6 +62,4 @@ def holding(fn: Callable[..., _T]) -> Callable[..., _T]:
 
 def threads() -> list[int]:
     """The thread count of each BLAS library loaded in this process."""
-    from threadpoolctl import threadpool_info
-
     return [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]

@@ -117,14 +117,14 @@ def _kept(text: str, keys: frozenset[int], also: frozenset[str] = frozenset()) -
         out.append("\n".join(rows))
     if head is None:
         return out[0], chars, lines, frozenset(gone)
-    spans = sorted(_whole_lines(middle, gone | also))
-    for start, end in spans:
+    pieces, at = [], 0
+    for start, end in sorted(_whole_lines(middle, gone | also)):
         chars += nonblank(middle[start:end])
-    lines += len(spans)
-    if spans:
-        ends = [0] + [end for _, end in spans]
-        middle = "".join(middle[a:b] for a, b in zip(ends, [start for start, _ in spans] + [len(middle)]))
-    return out[0] + middle + out[1], chars, lines, frozenset(gone)
+        lines += 1
+        pieces.append(middle[at:start])
+        at = end
+    pieces.append(middle[at:])
+    return out[0] + "".join(pieces) + out[1], chars, lines, frozenset(gone)
 
 
 def _whole_lines(text: str, lines: frozenset[str]) -> list[tuple[int, int]]:
@@ -149,8 +149,9 @@ def without(texts: PageText, keys: frozenset[int], min_share: float) -> tuple[Pa
     however deep in it the content lies), and how many lines of the page were left out; None
     when that leaves out none, less than ``MIN_LEFT_OUT`` of the content's and of the whole
     text's characters (too little to have moved a fingerprint past its distance: not worth
-    another fingerprinting), more than ``MAX_SHARE`` of the whole text's, or all of the content. The content stays a sliver, or not, by the rule the extraction applied: a
-    marked main content never is one."""
+    another fingerprinting), more than ``MAX_SHARE`` of the whole text's, or all of the content.
+    The content stays a sliver, or not, by the rule the extraction applied: a marked main content
+    never is one."""
     if not keys:
         return None
     content, c_left, _, gone = _kept(texts.content, keys)
