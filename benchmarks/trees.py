@@ -48,6 +48,7 @@ Usage::
     python benchmarks/trees.py --trees jsoncpp,octave --worst 10
     python benchmarks/trees.py --held-out --seeds 1,2,3,4,5   # README's table (about 30 minutes)
     python benchmarks/trees.py --knob body_edges=0            # an Extractor knob changed
+    python benchmarks/trees.py --library trafilatura          # a library's main text as the content
     python benchmarks/trees.py --json > trees.json
 
 Later, pandas' missed copies were studied (the host templates' second look left out lines the
@@ -78,12 +79,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from contentseen.evaluate.core import Evaluation, PairResult, evaluate  # noqa: E402
 from contentseen.evaluate.inputs import read_labels  # noqa: E402
 from contentseen.evaluate.mirror import HTML_SUFFIXES, build_mirror  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.text import Extractor  # noqa: E402
+from libraries import LIBRARIES, LibraryExtractor  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 LONG_WORDS = 30  # near copies are also reported on pages of at least this many content words
@@ -467,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
                    help="an Extractor knob other than its default, e.g. link_share=0.33 or body_edges=0 "
                         "(repeatable)")
+    p.add_argument("--library", choices=LIBRARIES,
+                   help="a content-extraction library's main text as the content (benchmarks/libraries.py), "
+                        "instead of ContentSeen's narrowing")
     p.add_argument("--no-templates", action="store_true",
                    help="without the engine's second look without each host's template lines")
     p.add_argument("--host-edits", action="store_true",
@@ -491,7 +497,10 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(default, (bool, int, float)) or not value:
             p.error(f"--knob {knob!r}: not NAME=VALUE of a numeric Extractor knob")
         knobs[name.strip()] = type(default)(float(value))
-    scheme = Scheme(page_distance=args.page_distance, extractor=Extractor(**knobs) if knobs else None)
+    if args.library and knobs:
+        p.error("--library and --knob: the knobs are ContentSeen's narrowing's, which --library replaces")
+    extractor = LibraryExtractor(library=args.library) if args.library else Extractor(**knobs) if knobs else None
+    scheme = Scheme(page_distance=args.page_distance, extractor=extractor)
     try:
         seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
     except ValueError:
@@ -514,7 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     version = code_version()
     if args.json:
         print(json.dumps({"code": version, "seeds": seeds, "pages": args.pages, "host_edits": args.host_edits,
-                          "templates": not args.no_templates, "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
+                          "templates": not args.no_templates, "library": args.library,
+                          "scheme": {k: v for k, v in asdict(scheme).items() if k != "extractor"},
                           "trees": rows}, indent=1, default=str))
         return 0
     print(f"{scheme}, code {version}, seeds {','.join(map(str, seeds))}, up to {args.pages} pages a host"
