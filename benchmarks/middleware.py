@@ -41,11 +41,12 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from contentseen import blas, text as text_module, tokens as tokens_module  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
-from contentseen.engine import Engine, second_look  # noqa: E402
+from contentseen.engine import Engine, _host, second_look  # noqa: E402
 from contentseen.templates import HostTemplates, page_lines  # noqa: E402
 from contentseen.text import decode_html  # noqa: E402
 
 CTYPE = "text/html; charset=utf-8"
+URL = "http://host/"  # every page's, as on one host
 PYTHON_DOC = "/usr/share/doc/python3.*/html/**/*.html"  # python3.X-doc; python3-foo/html are other packages
 SIZE_BUCKETS = [(0, 8), (8, 16), (16, 32), (32, 64), (64, 128), (128, 1 << 20)]  # KiB
 
@@ -140,9 +141,9 @@ def stages(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[tuple[s
         if body is bodies[0]:
             engine.templates = HostTemplates()
             if copying:
-                engine.templates.learn("host", frozenset())
-                engine.templates.copies("host")
-        return engine.fingerprint("text/html", body, CTYPE, "http://host/")
+                engine.templates.learn(_host(URL), frozenset())
+                engine.templates.copies(_host(URL))
+        return engine.fingerprint("text/html", body, CTYPE, URL)
 
     t_site = best(whole_way, bodies, repeat)
     with python_only():
