@@ -8,7 +8,9 @@
    and the reactor thread's share again without the C speedups (an install without a compiler).
    Corpora: pydoc's pages of the standard library (on every machine) and, when installed
    (``apt-get install python3-doc``), the Python documentation's Sphinx pages.
-2. The same, by page size: where the parse alone is already slower than a target rate.
+2. The same, by page size: where the parse alone is already slower than a target rate; and the
+   reactor's way on the non-English trees of ``benchmarks/trees.py`` installed, with and without
+   the C speedups (words of other scripts).
 3. A real local crawl of the pydoc pages (``scrapy crawl site``, served on 127.0.0.1), with the
    middleware on and off: wall time and the middleware's share.
 
@@ -212,6 +214,46 @@ def per_page(corpora: dict[str, list[bytes]], repeat: int) -> None:
         ("rate", "pages/s"), ("parse", "parse alone, pages/s"), ("ratio", "x parse")])
 
 
+def other_scripts(repeat: int, pages: int = 150) -> None:
+    """The reactor's whole way on the non-English trees of ``benchmarks/trees.py`` installed (up
+    to ``pages`` pages each, drawn with seed 1), beside the parse + body text of the same pages,
+    with and without the C speedups: the words of other scripts are where the token scan's
+    Python twin costs most."""
+    from trees import TREES, root_of
+
+    pf = Scheme().build()
+    engine = Engine(pf, None)
+    rows = []
+    for tree in TREES:
+        root = root_of(tree) if tree.language != "en" else None
+        if root is None:
+            continue
+        files = sorted(f for f in root.rglob(tree.only or "*.html") if f.is_file() and f.name.endswith(".html"))
+        random.Random(1).shuffle(files)
+        bodies = [f.read_bytes() for f in files[:pages]]
+
+        def whole_way(body: bytes):
+            if body is bodies[0]:
+                engine.templates = HostTemplates()
+            return engine.fingerprint("text/html", body, CTYPE, URL)
+
+        reference = best(_parse_and_text, bodies, repeat)
+        reactor = best(whole_way, bodies, repeat)
+        with python_only():
+            python = best(whole_way, bodies, repeat)
+        rows.append({"tree": tree.name, "lang": tree.language, "pages": len(bodies),
+                     "kib": f"{sum(map(len, bodies)) / len(bodies) / 1024:.1f}", "ref": f"{reference * 1e3:.3f}",
+                     "ms": f"{reactor * 1e3:.3f}", "ratio": f"{reactor / reference:.1f}",
+                     "python": f"{python / reference:.1f}"})
+    if not rows:
+        print("\n(no non-English tree of benchmarks/trees.py installed: trees.py --install adds them)")
+        return
+    print("\nother scripts: the reactor's whole way (one site, page after page) on the non-English trees installed:")
+    print_table(rows, [("tree", "tree"), ("lang", "language"), ("pages", "pages"), ("kib", "mean KiB"),
+                       ("ref", "parse + body text, ms"), ("ms", "reactor, ms"), ("ratio", "x parse + text"),
+                       ("python", "x parse + text, without C")])
+
+
 class _Handler(BaseHTTPRequestHandler):
     pages: dict[str, bytes] = {}
 
@@ -268,6 +310,7 @@ def main() -> None:
     else:
         print(f"(no {PYTHON_DOC}: apt-get install python3-doc adds the Sphinx corpus)")
     per_page(corpora, args.runs)
+    other_scripts(args.runs)
 
     _Handler.pages = site
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)

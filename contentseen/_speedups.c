@@ -5,7 +5,7 @@
    lower-cased, digits and bytes >= 0x80 kept, every other byte a separator, and so are the
    characters whose UTF-8 bytes ``separators`` (a tuple) lists -- and returns
 
-     (hashes, counts, flags, sequence, words, others)
+     (hashes, counts, flags, sequence, words, indices, others)
 
    hashes   bytes: the xxh64 (seed 0) of each distinct piece, uint64 in native order, in the order
             each piece is first met (a Counter's order);
@@ -14,8 +14,19 @@
    sequence bytes: for every piece in order, the index of its distinct piece, int32;
    words    bytes: the xxh64 of every piece in order that is neither digits only nor holds a
             byte >= 0x80, uint64 (word_sequence's words when there are no others);
-   others   list of (index, piece bytes) of the distinct pieces holding a byte >= 0x80, in order:
-            the Python side splits those by its regular expressions.
+   indices  bytes: the indices of the distinct pieces holding a byte >= 0x80, int64, in order;
+   others   bytes: those pieces, joined by a zero byte: the Python side case-folds them all at
+            once and merge_others splits them into tokens.
+
+   merge_others(hashes, counts, flags, sequence, indices, folded) then does what
+   tokens.token_counts does with such pieces, on the scan's results: each piece, in order, is
+   taken out and its tokens (``folded``: the pieces case-folded, joined by a zero byte, as UTF-8)
+   counted in, its count times theirs -- in place where a token's hash is counted already, else
+   after all others -- and the words of word_sequence made of them. A token is a maximal run of
+   letters, digits and marks of spaced scripts (tokens._RUN: Py_UNICODE_ISALNUM but "_", or a mark
+   of tokens._MARKS), then each pair of neighbouring characters of a run of an unspaced script
+   (tokens.UNSPACED; one character alone is a token). It returns (hashes, counts, digits, words):
+   tokens.HashedTokens's arrays, or None where they would cost too many probes (crafted hashes).
 
    Pieces are told apart by their bytes. None instead where the pieces would cost too many
    probes of the table (a text crafted to collide): Python's dict is the way there.
@@ -331,30 +342,330 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    PyObject *others = PyList_New(0);
-    if (!others)
+    /* The distinct pieces holding a byte >= 0x80: their indices (int64) and their bytes, joined
+       by a zero byte (which no piece holds). */
+    Py_ssize_t n_others = 0, joined = 0;
+    for (Py_ssize_t k = 0; k < t.n; k++)
+        if (t.flags[k] == 2) {
+            n_others++;
+            joined += t.lens[k] + 1;
+        }
+    int64_t *indices = PyMem_RawMalloc((n_others + 1) * sizeof(int64_t));
+    uint8_t *pieces_of = PyMem_RawMalloc(joined + 1);
+    if (!indices || !pieces_of) {
+        PyMem_RawFree(indices);
+        PyMem_RawFree(pieces_of);
+        PyErr_NoMemory();
         goto done;
+    }
+    Py_ssize_t j = 0, at = 0;
     for (Py_ssize_t k = 0; k < t.n; k++) {
         if (t.flags[k] != 2)
             continue;
-        PyObject *item = Py_BuildValue("(ny#)", k, (const char *)(lower + t.starts[k]), t.lens[k]);
-        if (!item || PyList_Append(others, item) < 0) {
-            Py_XDECREF(item);
-            Py_DECREF(others);
-            goto done;
-        }
-        Py_DECREF(item);
+        indices[j++] = k;
+        if (at)
+            pieces_of[at++] = 0;
+        memcpy(pieces_of + at, lower + t.starts[k], (size_t)t.lens[k]);
+        at += t.lens[k];
     }
-    result = Py_BuildValue("(y#y#y#y#y#N)", (const char *)t.hashes, t.n * (Py_ssize_t)sizeof(uint64_t),
+    result = Py_BuildValue("(y#y#y#y#y#y#y#)", (const char *)t.hashes, t.n * (Py_ssize_t)sizeof(uint64_t),
                            (const char *)t.counts, t.n * (Py_ssize_t)sizeof(int64_t), (const char *)t.flags, t.n,
                            (const char *)sequence, pieces * (Py_ssize_t)sizeof(int32_t),
-                           (const char *)words, n_words * (Py_ssize_t)sizeof(uint64_t), others);
+                           (const char *)words, n_words * (Py_ssize_t)sizeof(uint64_t),
+                           (const char *)indices, n_others * (Py_ssize_t)sizeof(int64_t), (const char *)pieces_of, at);
+    PyMem_RawFree(indices);
+    PyMem_RawFree(pieces_of);
 done:
     PyMem_RawFree(lower);
     PyMem_RawFree(sequence);
     PyMem_RawFree(words);
     table_free(&t);
     PyBuffer_Release(&buf);
+    return result;
+}
+
+/* Scripts written without spaces between words (tokens.UNSPACED) and the marks words of spaced
+   scripts are made of beside \w (tokens._MARKS). */
+static inline int unspaced(Py_UCS4 c) {
+    return (c >= 0x0E00 && c <= 0x0EFF) || (c >= 0x1000 && c <= 0x109F) || (c >= 0x1780 && c <= 0x17FF) ||
+           (c >= 0x3040 && c <= 0x30FF) || (c >= 0x3100 && c <= 0x312F) || (c >= 0x31A0 && c <= 0x31FF) ||
+           (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF);
+}
+
+/* A character of tokens._RUN: \w as Python's re reads it (Py_UNICODE_ISALNUM, or "_"), less "_"
+   and the unspaced scripts, or a mark. */
+static inline int in_run(Py_UCS4 c) {
+    if (c < 0x80)
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x064B && c <= 0x065F) || (c >= 0x0900 && c <= 0x0DFF))
+        return 1;
+    return !unspaced(c) && Py_UNICODE_ISALNUM(c);
+}
+
+/* The code point at ``p`` (valid UTF-8, as Python encodes a str) and its length in bytes. */
+static inline Py_ssize_t code_point(const uint8_t *p, const uint8_t *end, Py_UCS4 *c) {
+    uint8_t b = p[0];
+    if (b < 0x80 || end - p < 2) {
+        *c = b;
+        return 1;
+    }
+    if (b < 0xE0) {
+        *c = (Py_UCS4)(b & 0x1F) << 6 | (p[1] & 0x3F);
+        return 2;
+    }
+    if (b < 0xF0 || end - p < 4) {
+        *c = end - p < 3 ? 0xFFFD : (Py_UCS4)(b & 0x0F) << 12 | (Py_UCS4)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+        return end - p < 3 ? 1 : 3;
+    }
+    *c = (Py_UCS4)(b & 0x07) << 18 | (Py_UCS4)(p[1] & 0x3F) << 12 | (Py_UCS4)(p[2] & 0x3F) << 6 | (p[3] & 0x3F);
+    return 4;
+}
+
+/* The distinct tokens of a text by their hashes, in the order first counted; an entry taken out
+   (a piece split into its tokens) stays in place, dead, and is never found again. */
+typedef struct {
+    uint64_t *hashes;
+    int64_t *counts;
+    uint8_t *digits, *alive;
+    Py_ssize_t n, cap;
+    int32_t *slots; /* index + 1 of live entries, 0 = empty; at most half full */
+    size_t mask;
+    Py_ssize_t probes, budget;
+} Merge;
+
+static int merge_grow(Merge *m) {
+    Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
+    uint64_t *hashes = PyMem_RawRealloc(m->hashes, cap * sizeof(uint64_t));
+    if (hashes) m->hashes = hashes;
+    int64_t *counts = PyMem_RawRealloc(m->counts, cap * sizeof(int64_t));
+    if (counts) m->counts = counts;
+    uint8_t *digits = PyMem_RawRealloc(m->digits, cap);
+    if (digits) m->digits = digits;
+    uint8_t *alive = PyMem_RawRealloc(m->alive, cap);
+    if (alive) m->alive = alive;
+    int32_t *slots = PyMem_RawCalloc((size_t)cap * 2, sizeof(int32_t));
+    if (!hashes || !counts || !digits || !alive || !slots) {
+        PyMem_RawFree(slots);
+        return 0;
+    }
+    PyMem_RawFree(m->slots);
+    m->slots = slots;
+    m->mask = (size_t)cap * 2 - 1;
+    m->cap = cap;
+    for (Py_ssize_t k = 0; k < m->n; k++) {
+        if (!m->alive[k])
+            continue;
+        size_t i = (size_t)m->hashes[k] & m->mask;
+        while (m->slots[i])
+            i = (i + 1) & m->mask;
+        m->slots[i] = (int32_t)(k + 1);
+    }
+    return 1;
+}
+
+static void merge_free(Merge *m) {
+    PyMem_RawFree(m->hashes);
+    PyMem_RawFree(m->counts);
+    PyMem_RawFree(m->digits);
+    PyMem_RawFree(m->alive);
+    PyMem_RawFree(m->slots);
+}
+
+/* Count ``n`` more of the token with hash ``h``: in place when a live entry has that hash, else
+   a new entry last. 0 on success, -1 on no memory, -2 past the probe budget. */
+static int merge_add(Merge *m, uint64_t h, int64_t n, int digits) {
+    size_t i = (size_t)h & m->mask;
+    for (;;) {
+        int32_t s = m->slots[i];
+        if (s == 0)
+            break;
+        if (++m->probes > m->budget)
+            return -2;
+        Py_ssize_t k = s - 1;
+        if (m->alive[k] && m->hashes[k] == h) {
+            m->counts[k] += n;
+            return 0;
+        }
+        i = (i + 1) & m->mask;
+    }
+    if (m->n == m->cap) {
+        if (!merge_grow(m))
+            return -1;
+        i = (size_t)h & m->mask;
+        while (m->slots[i])
+            i = (i + 1) & m->mask;
+    }
+    Py_ssize_t k = m->n++;
+    m->hashes[k] = h;
+    m->counts[k] = n;
+    m->digits[k] = (uint8_t)digits;
+    m->alive[k] = 1;
+    m->slots[i] = (int32_t)(k + 1);
+    return 0;
+}
+
+/* Take entry ``k`` out: never found again (a token of the same hash counted later is new). Its
+   slot stays taken, for the probes of other entries that pass over it. */
+static inline void merge_take(Merge *m, Py_ssize_t k) { m->alive[k] = 0; }
+
+static inline int all_digits(const uint8_t *p, Py_ssize_t len) {
+    for (Py_ssize_t j = 0; j < len; j++)
+        if (p[j] < '0' || p[j] > '9')
+            return 0;
+    return len > 0;
+}
+
+static PyObject *merge_others(PyObject *self, PyObject *args) {
+    Py_buffer hb, cb, fb, sb, ib, ob;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*", &hb, &cb, &fb, &sb, &ib, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = fb.len, n_seq = sb.len / (Py_ssize_t)sizeof(int32_t), n_others = ib.len / (Py_ssize_t)sizeof(int64_t);
+    const uint64_t *hashes = hb.buf;
+    const int64_t *counts = cb.buf, *indices = ib.buf;
+    const uint8_t *flags = fb.buf, *folded = ob.buf, *folded_end = folded + ob.len;
+    const int32_t *seq = sb.buf;
+    Merge m = {0};
+    m.budget = 8 * (n + ob.len) + 4096;
+    Py_ssize_t *other_of = PyMem_RawMalloc((n + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *word_at = PyMem_RawMalloc((n_others + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t words_cap = 1024, n_words = 0, out_cap = n_seq + 1024, n_out = 0;
+    uint64_t *words = PyMem_RawMalloc(words_cap * sizeof(uint64_t));
+    uint64_t *out = NULL;
+    int status = 0; /* -1 no memory, -2 gave up, -3 bad arguments */
+    if (hb.len != n * (Py_ssize_t)sizeof(uint64_t) || cb.len != n * (Py_ssize_t)sizeof(int64_t))
+        status = -3;
+    else if (!other_of || !word_at || !words)
+        status = -1;
+    else {
+        while (m.cap < n + 1)
+            if (!merge_grow(&m)) {
+                status = -1;
+                break;
+            }
+    }
+    if (status == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < n && status == 0; k++) {
+            other_of[k] = -1;
+            status = merge_add(&m, hashes[k], counts[k], flags[k] == 1);
+        }
+        const uint8_t *piece = folded;
+        for (Py_ssize_t j = 0; j < n_others && status == 0; j++) {
+            Py_ssize_t k = (Py_ssize_t)indices[j];
+            if (k < 0 || k >= n || flags[k] != 2) {
+                status = -3;
+                break;
+            }
+            other_of[k] = j;
+            const uint8_t *end = memchr(piece, 0, (size_t)(folded_end - piece));
+            if (!end)
+                end = folded_end;
+            int64_t times = m.counts[k]; /* its count now: tokens of earlier pieces may have added to it */
+            merge_take(&m, k);
+            word_at[j] = n_words;
+            /* tokens._tokens: the runs of _RUN in order, then the pairs of the unspaced runs */
+            for (int pass = 0; pass < 2 && status == 0; pass++) {
+                const uint8_t *p = piece, *start = NULL, *prev = NULL;
+                Py_ssize_t run = 0;
+                while (status == 0) {
+                    Py_UCS4 c = 0;
+                    Py_ssize_t len = p < end ? code_point(p, end, &c) : 0;
+                    int inside = len && (pass == 0 ? in_run(c) : unspaced(c));
+                    if (inside) {
+                        if (!run)
+                            start = p;
+                        if (pass == 1 && run)
+                            status = merge_add(&m, xxh64(prev, (size_t)(p + len - prev)), times, 0);
+                        prev = p;
+                        run++;
+                    } else if (run) {
+                        if (pass == 0) {
+                            Py_ssize_t size = p - start;
+                            uint64_t h = xxh64(start, (size_t)size);
+                            int number = all_digits(start, size);
+                            status = merge_add(&m, h, times, number);
+                            if (status == 0 && !number) {
+                                if (n_words == words_cap) {
+                                    uint64_t *more = PyMem_RawRealloc(words, 2 * words_cap * sizeof(uint64_t));
+                                    if (!more) {
+                                        status = -1;
+                                        break;
+                                    }
+                                    words = more;
+                                    words_cap *= 2;
+                                }
+                                words[n_words++] = h;
+                            }
+                        } else if (run == 1) {
+                            status = merge_add(&m, xxh64(start, (size_t)(p - start)), times, 0);
+                        }
+                        run = 0;
+                    }
+                    if (!len)
+                        break;
+                    p += len;
+                }
+            }
+            piece = end < folded_end ? end + 1 : folded_end;
+        }
+        word_at[n_others] = n_words;
+        /* word_sequence: each piece in order, an ASCII one its own word (none for a number), one
+           holding other characters the words of its runs */
+        if (status == 0) {
+            for (Py_ssize_t p = 0; p < n_seq; p++) {
+                Py_ssize_t k = seq[p];
+                if (k < 0 || k >= n) {
+                    status = -3;
+                    break;
+                }
+                out_cap += other_of[k] >= 0 ? word_at[other_of[k] + 1] - word_at[other_of[k]] : 0;
+            }
+        }
+        if (status == 0 && !(out = PyMem_RawMalloc(out_cap * sizeof(uint64_t))))
+            status = -1;
+        for (Py_ssize_t p = 0; p < n_seq && status == 0; p++) {
+            Py_ssize_t k = seq[p];
+            if (flags[k] == 0)
+                out[n_out++] = hashes[k];
+            else if (flags[k] == 2)
+                for (Py_ssize_t w = word_at[other_of[k]]; w < word_at[other_of[k] + 1]; w++)
+                    out[n_out++] = words[w];
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (status == -1)
+        PyErr_NoMemory();
+    else if (status == -3)
+        PyErr_SetString(PyExc_ValueError, "merge_others: arguments that are not one scan's results");
+    else if (status == -2)
+        result = Py_NewRef(Py_None);
+    else {
+        /* the live entries, in order */
+        Py_ssize_t live = 0;
+        for (Py_ssize_t k = 0; k < m.n; k++) {
+            if (!m.alive[k])
+                continue;
+            m.hashes[live] = m.hashes[k];
+            m.counts[live] = m.counts[k];
+            m.digits[live] = m.digits[k];
+            live++;
+        }
+        result = Py_BuildValue("(y#y#y#y#)", (const char *)m.hashes, live * (Py_ssize_t)sizeof(uint64_t),
+                               (const char *)m.counts, live * (Py_ssize_t)sizeof(int64_t), (const char *)m.digits, live,
+                               (const char *)out, n_out * (Py_ssize_t)sizeof(uint64_t));
+    }
+    PyMem_RawFree(other_of);
+    PyMem_RawFree(word_at);
+    PyMem_RawFree(words);
+    PyMem_RawFree(out);
+    merge_free(&m);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&ob);
     return result;
 }
 
@@ -564,7 +875,8 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, others): see the module."},
+    {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
+    {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
@@ -588,7 +900,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 1) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 2) < 0) {
         Py_DECREF(m);
         return NULL;
     }

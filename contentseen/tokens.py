@@ -26,15 +26,11 @@ from itertools import filterfalse
 from typing import Mapping, Sequence
 
 import numpy as np
-from xxhash import xxh64_intdigest as _hash64
 
 from ._native import speedups as _speedups  # None: tokens are counted in Python
 from .errors import ContentSeenError
 
-_DIGITS, _OTHERS = 1, 2  # the scan's piece flags
-# Above this share of distinct pieces holding other characters than ASCII, hashed_tokens leaves
-# a text to token_counts: the Python work is then the same, and the hashing an extra cost.
-_MOST_OTHERS = 0.25
+_DIGITS = 1  # the scan's flag of a piece of digits only
 
 _LETTERS = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
 
@@ -153,75 +149,27 @@ class HashedTokens:
 
 def hashed_tokens(text: str) -> HashedTokens | None:
     """``HashedTokens`` of ``text``, by the C token scan (``contentseen/_speedups.c``); None
-    where it is not built (then ``token_counts`` is the way). Pieces holding other characters
-    than ASCII are split by the same regular expressions as in ``token_counts``; where they are
-    more than ``_MOST_OTHERS`` of the distinct pieces, None too (``token_counts`` is faster), and
-    for a text whose pieces were crafted to collide in the scan's table."""
+    where it is not built (then ``token_counts`` is the way), and for a text whose pieces or
+    tokens were crafted to collide in the scan's tables. Pieces holding other characters than
+    ASCII are case-folded here, all at once, and split into their tokens in C, as
+    ``token_counts`` splits them with its regular expressions (``merge_others``)."""
     if _speedups is None:
         return None
     scanned = _speedups.scan(text.encode("utf-8", "replace"), _SEPARATOR_BYTES)
     if scanned is None:  # pieces crafted to collide in its table: a dict's seeded hashes are safe
         return None
-    raw_hashes, raw_counts, raw_flags, raw_sequence, raw_words, others = scanned
-    hashes = np.frombuffer(raw_hashes, dtype=np.uint64)
-    counts = np.frombuffer(raw_counts, dtype=np.int64)
+    raw_hashes, raw_counts, raw_flags, raw_sequence, raw_words, indices, others = scanned
+    if indices:
+        folded = others.decode("utf-8").casefold().encode("utf-8")
+        merged = _speedups.merge_others(raw_hashes, raw_counts, raw_flags, raw_sequence, indices, folded)
+        if merged is None:
+            return None
+        raw_hashes, raw_counts, digits, raw_words = merged
+        return HashedTokens(np.frombuffer(raw_hashes, dtype=np.uint64), np.frombuffer(raw_counts, dtype=np.int64),
+                            np.frombuffer(digits, dtype=np.bool_), np.frombuffer(raw_words, dtype=np.uint64))
     flags = np.frombuffer(raw_flags, dtype=np.uint8)
-    order = np.frombuffer(raw_sequence, dtype=np.int32)  # each piece's distinct index
-    if len(others) > _MOST_OTHERS * len(hashes):
-        return None
-    digits = flags == _DIGITS
-    ascii_words = np.frombuffer(raw_words, dtype=np.uint64)  # the sequence, but for others' words
-    if not others:
-        return HashedTokens(hashes, counts, digits, ascii_words)
-    split = []  # each such piece's index, its words and numbers of spaced scripts, and all its tokens
-    for k, piece in others:
-        text_of = piece.decode("utf-8").casefold()
-        runs = _RUN.findall(text_of)
-        split.append((k, runs, _tokens(text_of, runs)))
-    if not any(found for _, _, found in split):  # none, or only symbols without a word (« » ©)
-        kept = flags != _OTHERS
-        return HashedTokens(hashes[kept], counts[kept], digits[kept], ascii_words)
-    # As token_counts does with a Counter, keyed by hash: each piece with other characters is
-    # taken out and its tokens counted in, in place where already counted, else after all others.
-    position = dict(zip(hashes.tolist(), range(len(hashes))))
-    counted = counts.tolist()
-    removed: list[int] = []
-    added: list[int] = []
-    added_numbers: list[bool] = []
-    words_of: dict[int, list[int]] = {}  # a piece's words in word_sequence, hashed
-    for k, runs, found in split:
-        at = position.pop(int(hashes[k]))
-        removed.append(at)
-        n = counted[at]
-        hashed: dict[str, tuple[int, bool]] = {}  # each token's hash, and whether it is a number
-        for token, m in Counter(found).items():
-            data = token.encode()
-            h, number = hashed[token] = _hash64(data), data.isdigit()
-            at = position.get(h)
-            if at is None:
-                position[h] = len(counted)
-                counted.append(n * m)
-                added.append(h)
-                added_numbers.append(number)
-            else:
-                counted[at] += n * m
-        words_of[k] = [h for h, number in map(hashed.__getitem__, runs) if not number]
-    kept = np.ones(len(counted), dtype=bool)
-    kept[removed] = False
-    # The sequence: each piece's words, one for an ASCII piece (none for a number), those of
-    # words_of for the others, looked up in one array of all of them (no loop over pieces).
-    lengths = (~digits).astype(np.int64)
-    offsets = np.arange(len(hashes), dtype=np.int64)
-    extra: list[int] = []
-    for k, _, _ in split:
-        lengths[k], offsets[k] = len(words_of[k]), len(hashes) + len(extra)
-        extra += words_of[k]
-    words = np.concatenate((hashes, np.array(extra, dtype=np.uint64)))
-    run = lengths[order]
-    at = np.repeat(offsets[order] - (np.cumsum(run) - run), run) + np.arange(int(run.sum()))
-    return HashedTokens(np.concatenate((hashes, np.array(added, dtype=np.uint64)))[kept],
-                        np.array(counted, dtype=np.int64)[kept],
-                        np.concatenate((digits, np.array(added_numbers, dtype=bool)))[kept], words[at])
+    return HashedTokens(np.frombuffer(raw_hashes, dtype=np.uint64), np.frombuffer(raw_counts, dtype=np.int64),
+                        flags == _DIGITS, np.frombuffer(raw_words, dtype=np.uint64))
 
 
 def word_sequence(text: str) -> list[bytes]:

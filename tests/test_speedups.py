@@ -14,8 +14,8 @@ import sys
 import sysconfig
 import time
 from pathlib import Path
-from unittest import mock
 
+import numpy as np
 import pytest
 import xxhash
 from hypothesis import given, settings, strategies as st
@@ -51,9 +51,7 @@ def _expected(text: str) -> tuple[list[int], list[int], list[bool], list[int]]:
 
 
 def _check_tokens(text: str) -> None:
-    # Every text through the scan, however much of it is other scripts (the merge is tested).
-    with mock.patch.object(tokens, "_MOST_OTHERS", 1.0):
-        got = tokens.hashed_tokens(text)
+    got = tokens.hashed_tokens(text)
     assert got is not None
     assert (got.hashes.tolist(), got.counts.tolist(), got.digits.tolist(), got.sequence.tolist()) == _expected(text)
 
@@ -79,10 +77,34 @@ def test_hashed_tokens_on_real_pages(pydoc_texts):
         _check_tokens(page.whole)
 
 
+# Sentences of several scripts, some words capitalised at their start and in lower case elsewhere
+# (a piece's token is then another piece: counted in place, that piece taken out later).
+_SCRIPTS = ("Привет мир, привет! Как дела? ПРИВЕТ. ", "日本語のテキストです。東京、2024年。", "中文文本，北京。",
+            "ภาษาไทยไม่มีช่องว่าง ", "Καλημέρα κόσμε, ΚΑΛΗΜΈΡΑ. ", "Straße STRASSE strasse naïve NAÏVE. ",
+            "مرحبا بالعالم ١٢٣ ", "नमस्ते दुनिया ", "ok 42 the end. ")
+
+
 @needs_build
-def test_text_mostly_of_other_scripts_is_left_to_token_counts():
-    assert tokens.hashed_tokens("Привет мир, как дела? " * 20 + "ok") is None
-    assert tokens.hashed_tokens("the quick brown fox, Привет " * 20) is not None
+def test_text_mostly_of_other_scripts_is_split_in_c():
+    rnd = random.Random(3)
+    for _ in range(40):
+        text = "".join(rnd.choice(_SCRIPTS) for _ in range(rnd.randint(1, 400)))
+        _check_tokens(text)
+
+
+@needs_build
+def test_merge_gives_up_on_colliding_hashes():
+    # Hashes sharing their low bits fill one chain of the merge's table: past its probe budget it
+    # gives up (None) and Python counts instead, as the scan does.
+    n = 20_000
+    hashes = np.arange(1, n + 1, dtype=np.uint64) << np.uint64(32)
+    flags = np.zeros(n, dtype=np.uint8)
+    flags[0] = 2
+    started = time.process_time()
+    got = speedups.merge_others(hashes.tobytes(), np.ones(n, dtype=np.int64).tobytes(), flags.tobytes(),
+                                np.arange(n, dtype=np.int32).tobytes(), np.zeros(1, dtype=np.int64).tobytes(), "é".encode())
+    assert got is None
+    assert time.process_time() - started < 2, "quadratic"
 
 
 def _tag_soup(rnd: random.Random) -> str:
