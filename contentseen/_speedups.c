@@ -628,7 +628,7 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
             Py_ssize_t k = seq[p];
             if (flags[k] == 0)
                 out[n_out++] = hashes[k];
-            else if (flags[k] == 2)
+            else if (flags[k] == 2 && other_of[k] >= 0)
                 for (Py_ssize_t w = word_at[other_of[k]]; w < word_at[other_of[k] + 1]; w++)
                     out[n_out++] = words[w];
         }

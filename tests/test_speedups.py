@@ -231,3 +231,18 @@ def test_pieces_and_names_crafted_to_collide_cost_linear_time():
     started = time.process_time()
     assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
     assert time.process_time() - started < 5
+
+
+@needs_build
+def test_merge_refuses_arguments_that_are_not_one_scans():
+    hashes, counts = np.arange(3, dtype=np.uint64).tobytes(), np.ones(3, dtype=np.int64).tobytes()
+    flags, sequence = np.array([0, 2, 2], dtype=np.uint8).tobytes(), np.array([0, 1, 2], dtype=np.int32).tobytes()
+    with pytest.raises(ValueError):  # an index of a piece without other characters, or past the pieces
+        speedups.merge_others(hashes, counts, flags, sequence, np.array([0], dtype=np.int64).tobytes(), b"x")
+    with pytest.raises(ValueError):
+        speedups.merge_others(hashes, counts, flags, sequence, np.array([7], dtype=np.int64).tobytes(), b"x")
+    with pytest.raises(ValueError):  # counts of another length
+        speedups.merge_others(hashes, counts[:8], flags, sequence, np.array([1], dtype=np.int64).tobytes(), b"x")
+    # a piece with other characters left out of the indices: its words are none, no read past them
+    got = speedups.merge_others(hashes, counts, flags, sequence, np.array([1], dtype=np.int64).tobytes(), "é".encode())
+    assert got is not None
