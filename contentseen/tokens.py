@@ -164,12 +164,12 @@ def hashed_tokens(text: str) -> HashedTokens | None:
         merged = _speedups.merge_others(raw_hashes, raw_counts, raw_flags, raw_sequence, indices, folded)
         if merged is None:
             return None
-        raw_hashes, raw_counts, digits, raw_words = merged
-        return HashedTokens(np.frombuffer(raw_hashes, dtype=np.uint64), np.frombuffer(raw_counts, dtype=np.int64),
-                            np.frombuffer(digits, dtype=np.bool_), np.frombuffer(raw_words, dtype=np.uint64))
-    flags = np.frombuffer(raw_flags, dtype=np.uint8)
+        raw_hashes, raw_counts, raw_digits, raw_words = merged
+        digits = np.frombuffer(raw_digits, dtype=np.bool_)
+    else:
+        digits = np.frombuffer(raw_flags, dtype=np.uint8) == _DIGITS
     return HashedTokens(np.frombuffer(raw_hashes, dtype=np.uint64), np.frombuffer(raw_counts, dtype=np.int64),
-                        flags == _DIGITS, np.frombuffer(raw_words, dtype=np.uint64))
+                        digits, np.frombuffer(raw_words, dtype=np.uint64))
 
 
 def word_sequence(text: str) -> list[bytes]:
