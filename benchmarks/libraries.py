@@ -27,7 +27,6 @@ import argparse
 import glob
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -93,22 +92,11 @@ class LibraryExtractor(Extractor):
         return PageText(content, whole, sliver=share < self.min_share, share=share, narrowed=True)
 
 
-def _best(fn: Callable, items: list, runs: int) -> float:
-    """Seconds per item of ``fn``, best of ``runs`` passes."""
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        for x in items:
-            fn(x)
-        times.append((time.perf_counter() - t) / len(items))
-    return min(times)
-
-
 def main() -> int:
     from selectolax.lexbor import LexborHTMLParser
 
     from htmlcorpus import pydoc_pages
-    from middleware import PYTHON_DOC
+    from middleware import PYTHON_DOC, best
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=200, help="pydoc pages (default %(default)s)")
@@ -124,7 +112,7 @@ def main() -> int:
         return tree.body.text(separator=" ") if tree.body is not None else ""
 
     print(f"{'extraction (one core, ms a page)':36}" + "".join(f"{name:>22}" for name in corpora))
-    refs = {name: _best(parse_and_text, bodies, args.runs) for name, bodies in corpora.items()}
+    refs = {name: best(parse_and_text, bodies, args.runs) for name, bodies in corpora.items()}
     htmls = {name: [b.decode("utf-8", "replace") for b in bodies] for name, bodies in corpora.items()}
     stages = [("ContentSeen (default Extractor)", Extractor())] + [
         (f"{lib} + whole text", LibraryExtractor(library=lib)) for lib in LIBRARIES]
@@ -132,7 +120,7 @@ def main() -> int:
     for label, stage in stages:
         cells = []
         for name in corpora:
-            t = _best(stage.texts, htmls[name], args.runs)
+            t = best(stage.texts, htmls[name], args.runs)
             cells.append(f"{t * 1e3:9.3f} ms ({t / refs[name]:4.1f}x)")
         print(f"{label:36}" + "".join(f"{c:>22}" for c in cells), flush=True)
     return 0
