@@ -246,3 +246,13 @@ def test_merge_refuses_arguments_that_are_not_one_scans():
     # a piece with other characters left out of the indices: its words are none, no read past them
     got = speedups.merge_others(hashes, counts, flags, sequence, np.array([1], dtype=np.int64).tobytes(), "é".encode())
     assert got is not None
+
+
+@needs_build
+def test_every_character_is_read_as_the_regular_expressions_read_it():
+    # Each character alone, between spaces: a token of a spaced script, one of an unspaced one,
+    # or none -- the C split's classes (Py_UNICODE_ISALNUM, the unspaced ranges, the marks) against
+    # tokens._RUN and tokens._UNSPACED_RUN, over the BMP and two planes' first blocks.
+    points = [*range(0x80, 0xD800), *range(0xE000, 0x11000), *range(0x20000, 0x21000)]
+    for lo in range(0, len(points), 8192):
+        _check_tokens(" ".join(map(chr, points[lo:lo + 8192])))
