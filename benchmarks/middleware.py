@@ -118,6 +118,24 @@ def _looks_in_order(pf, texts: list) -> tuple[list[tuple], list[tuple]]:
     return trial, every
 
 
+def crawl_seconds(pf, bodies: list[bytes], repeat: int, copying: bool = False) -> float:
+    """Seconds a page of the engine's reactor-thread work (Engine.fingerprint), page after page:
+    fingerprints, the host template learned, the second looks a crawl makes: of one site (its
+    trial), or of a host seen copying (``copying``: every page holding lines of its template);
+    each pass a crawl of its own, learning from nothing."""
+    engine = Engine(pf, None)
+
+    def whole_way(body: bytes):
+        if body is bodies[0]:
+            engine.templates = HostTemplates()
+            if copying:
+                engine.templates.learn(_host(URL), frozenset())
+                engine.templates.copies(_host(URL))
+        return engine.fingerprint("text/html", body, CTYPE, URL)
+
+    return best(whole_way, bodies, repeat)
+
+
 def stages(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[tuple[str, float]]:
     """Seconds per page of each stage and of the whole way, of the reactor's share without the
     C speedups, and of the references."""
@@ -132,26 +150,10 @@ def stages(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[tuple[s
         """Seconds a page of the corpus, on average, of the second looks ``made``."""
         return best(lambda look: second_look(pf, *look), made, repeat) * len(made) / len(texts) if made else 0.0
 
-    engine = Engine(pf, None)
-    copying = False
-
-    def whole_way(body: bytes):
-        """The engine's reactor-thread work for a page (Engine.fingerprint): fingerprints, the
-        host template learned, the second looks a crawl makes: of one site (its trial), or of
-        a host seen copying (``copying``: every page holding lines of its template); each pass
-        a crawl of its own, learning from nothing."""
-        if body is bodies[0]:
-            engine.templates = HostTemplates()
-            if copying:
-                engine.templates.learn(_host(URL), frozenset())
-                engine.templates.copies(_host(URL))
-        return engine.fingerprint("text/html", body, CTYPE, URL)
-
-    t_site = best(whole_way, bodies, repeat)
+    t_site = crawl_seconds(pf, bodies, repeat)
     with python_only():
-        t_python = best(whole_way, bodies, repeat)
-    copying = True
-    t_copies = best(whole_way, bodies, repeat)
+        t_python = crawl_seconds(pf, bodies, repeat)
+    t_copies = crawl_seconds(pf, bodies, repeat, copying=True)
     return [
         ("decode (w3lib)", best(lambda b: decode_html(b, CTYPE), bodies, repeat)),
         ("extract content and whole text", best(pf.extractor.texts, htmls, repeat)),
@@ -222,7 +224,6 @@ def other_scripts(repeat: int, pages: int = 150) -> None:
     from trees import TREES, root_of
 
     pf = Scheme().build()
-    engine = Engine(pf, None)
     rows = []
     for tree in TREES:
         root = root_of(tree) if tree.language != "en" else None
@@ -231,16 +232,10 @@ def other_scripts(repeat: int, pages: int = 150) -> None:
         files = sorted(f for f in root.rglob(tree.only or "*.html") if f.is_file() and f.name.endswith(".html"))
         random.Random(1).shuffle(files)
         bodies = [f.read_bytes() for f in files[:pages]]
-
-        def whole_way(body: bytes):
-            if body is bodies[0]:
-                engine.templates = HostTemplates()
-            return engine.fingerprint("text/html", body, CTYPE, URL)
-
         reference = best(_parse_and_text, bodies, repeat)
-        reactor = best(whole_way, bodies, repeat)
+        reactor = crawl_seconds(pf, bodies, repeat)
         with python_only():
-            python = best(whole_way, bodies, repeat)
+            python = crawl_seconds(pf, bodies, repeat)
         rows.append({"tree": tree.name, "lang": tree.language, "pages": len(bodies),
                      "kib": f"{sum(map(len, bodies)) / len(bodies) / 1024:.1f}", "ref": f"{reference * 1e3:.3f}",
                      "ms": f"{reactor * 1e3:.3f}", "ratio": f"{reactor / reference:.1f}",
