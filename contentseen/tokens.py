@@ -6,10 +6,10 @@ Two definitions of a word:
   lower-cased; every other character (digits, punctuation, non-ASCII, ``\\r``) separates words.
   ``contentseen-report`` and a scheme with a corpus vocabulary (``CONTENTSEEN_CORPUS``) use it, so
   a page gets the same fingerprint online and offline.
-* ``token_counts`` -- any language's, for pages on the web: a maximal run of letters or digits
-  of any script, case-folded (``Σ`` and a final ``ς`` are one letter); in scripts written
-  without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) each pair of
-  neighbouring characters is a token. With ASCII words only, a Russian and a Japanese page that
+* ``token_counts`` -- any language's, for pages on the web: a maximal run of letters, digits
+  and combining marks (``marks.py``) of any script, case-folded (``Σ`` and a final ``ς`` are
+  one letter); in scripts written without spaces between words (Chinese, Japanese, Thai, Lao,
+  Khmer, Myanmar) each pair of neighbouring characters is a token. With ASCII words only, a Russian and a Japanese page that
   shared an English byline had the same fingerprint, and a page of dates and version numbers
   had none. ``hashed_tokens`` gives the same tokens, and ``word_sequence``'s words, as arrays of
   their hashes, by the C scan where it is built (``contentseen/_speedups.c``).
@@ -29,6 +29,7 @@ import numpy as np
 
 from ._native import speedups as _speedups  # None: tokens are counted in Python
 from .errors import ContentSeenError
+from .marks import MARKS as _MARKS  # combining marks: \w leaves them out, words hold them
 
 _DIGITS = 1  # the scan's flag of a piece of digits only
 
@@ -88,8 +89,6 @@ def word_counts(text: str | bytes) -> Counter[bytes]:
 # Bopomofo, CJK ideographs (extension A, unified, compatibility), Katakana extensions.
 UNSPACED = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
              "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff")
-# Combining marks that \\w leaves out but words are made of (Indic vowel signs, Arabic harakat).
-_MARKS = "\u0300-\u036f\u064b-\u065f\u0900-\u0dff"
 _RUN = re.compile(f"(?:[^\\W_{UNSPACED}]|[{_MARKS}])+")  # a word or number, spaced scripts
 _UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
 # Frequent non-ASCII separators, turned into spaces first so that the pieces beside them need
@@ -254,7 +253,7 @@ class Words:
     ``CONTENTSEEN_WORDS = "package.Class"``; ``name`` enters the store's scheme, so stores
     never mix fingerprints of two stages."""
 
-    name = "any-script/v2"
+    name = "any-script/v3"  # v3: combining marks of every script are word characters
     # How much a pair of neighbouring words weighs beside a word (see ``sequence``).
     pair_weight = 0.5
 

@@ -252,7 +252,8 @@ def test_merge_refuses_arguments_that_are_not_one_scans():
 def test_every_character_is_read_as_the_regular_expressions_read_it():
     # Each character alone, between spaces: a token of a spaced script, one of an unspaced one,
     # or none -- the C split's classes (Py_UNICODE_ISALNUM, the unspaced ranges, the marks) against
-    # tokens._RUN and tokens._UNSPACED_RUN, over the BMP and two planes' first blocks.
-    points = [*range(0x80, 0xD800), *range(0xE000, 0x11000), *range(0x20000, 0x21000)]
+    # tokens._RUN and tokens._UNSPACED_RUN, over the BMP, plane 1 (marks of many scripts) and the
+    # first blocks of planes 2 and 14.
+    points = [*range(0x80, 0xD800), *range(0xE000, 0x20000), *range(0x20000, 0x21000), *range(0xE0000, 0xE0200)]
     for lo in range(0, len(points), 8192):
         _check_tokens(" ".join(map(chr, points[lo:lo + 8192])))

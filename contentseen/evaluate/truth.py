@@ -20,14 +20,16 @@ import lxml.html
 import numpy as np
 import xxhash
 
+from ..marks import MARKS
 from ..tokens import UNSPACED
 
 # Elements whose text no reader sees: a list of the truth's own, as ``text._INVISIBLE_NAMES`` is the
 # extraction's, so that a choice of the extraction's is never the truth's too.
 _UNSEEN = ("script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "embed",
            "canvas", "select")
-# A character of a script written without spaces, or a run of letters and digits of any other.
-_WORD = re.compile(f"[{UNSPACED}]|[^\\W_{UNSPACED}]+")
+# A character of a script written without spaces, or a run of letters, digits and combining
+# marks of any other (Thaana's vowels, Hindi's vowel signs are marks).
+_WORD = re.compile(f"[{UNSPACED}]|(?:[^\\W_{UNSPACED}]|[{MARKS}])+")
 
 SHINGLE = 3
 
