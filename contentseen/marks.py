@@ -1,4 +1,4 @@
-"""The combining marks words are made of, beside the letters and digits Python's ``\w`` reads.
+r"""The combining marks words are made of, beside the letters and digits Python's ``\w`` reads.
 
 ``re``'s ``\w`` holds no combining mark (general category M), though many scripts write words
 with them: Indic vowel signs, Arabic harakat, Hebrew points, and scripts whose vowels are all
