@@ -102,19 +102,24 @@ _UNICODE_ENCODINGS = frozenset(("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", 
 
 def decode_html(body: bytes, content_type: str | None = None) -> str:
     """Decode an HTML body as browsers (and Scrapy) do: BOM, then the HTTP charset, then
-    ``<meta charset>``, then a guess; undecodable bytes become U+FFFD, never an error. A body
+    ``<meta charset>``, else UTF-8; undecodable bytes become U+FFFD, never an error. A body
     declared in another encoding that is valid UTF-8 beyond ASCII is read as UTF-8 (v10): a
     server's default ``ISO-8859-1`` mislabels UTF-8 pages, and their words read as Latin-1
     fell apart into a few dozen letters that every page of the site shares (528 languages of
     ``benchmarks/udhr.py``: 1,000 different pages dropped). Text in a single-byte or East Asian
     encoding is, beyond a few bytes, never valid UTF-8."""
+    return read_html(body, content_type)[1]
+
+
+def read_html(body: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """The encoding ``decode_html`` reads ``body`` in (a Python codec name), and the text."""
     encoding, text = html_to_unicode(content_type, body)
     if encoding not in _UNICODE_ENCODINGS and not body.isascii():
         try:
-            return body.decode("utf-8")
+            return "utf-8", body.decode("utf-8")
         except UnicodeDecodeError:
             pass
-    return text
+    return encoding, text
 
 
 @dataclass(frozen=True)

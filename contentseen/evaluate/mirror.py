@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Iterator
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
-from w3lib.encoding import html_to_unicode
 from w3lib.html import get_meta_refresh
 
 from ..errors import ContentSeenError
+from ..text import decode_html, read_html
 from .truth import html_shingles, jaccard
 
 LABELS_FORMAT = "contentseen-mirror-labels/1"
@@ -145,8 +145,11 @@ def html_files(root: str | os.PathLike[str]) -> list[str]:
 
 
 def read_page(root: Path, path: str) -> Page:
+    """A page, read as the middleware reads it (``text.read_html``): written back in the same
+    encoding, a copy is its bytes again (a UTF-8 page declared ISO-8859-1, read as Latin-1 and
+    written back so, lost the bytes Windows-1252 lacks)."""
     raw = (root / path).read_bytes()
-    encoding, html = html_to_unicode(None, raw)
+    encoding, html = read_html(raw)
     return Page(path, raw, html, encoding)
 
 
@@ -388,7 +391,7 @@ def build_mirror(
                     donor_path = rng.choice([f for f in files if f != path])
                 html, templated = swap_content(a, page(donor_path), content)
                 b_raw = encode(html, a.encoding)
-                jac = jaccard(a_shingles, html_shingles(html_to_unicode(None, b_raw)[1]))
+                jac = jaccard(a_shingles, html_shingles(decode_html(b_raw)))
                 tries.append((jac, donor_path, templated, b_raw))
                 if jac < DIFFERENT_JACCARD:
                     break
@@ -405,7 +408,7 @@ def build_mirror(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         if label != "different":
-            jac = jaccard(html_shingles(a.html), html_shingles(html_to_unicode(None, b_raw)[1]))
+            jac = jaccard(html_shingles(a.html), html_shingles(decode_html(b_raw)))
         rec["jaccard"] = round(jac, 6)
         records.append(rec)
         if len(cache) > 256:  # donors are drawn from the whole tree; keep memory flat
