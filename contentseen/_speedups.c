@@ -147,6 +147,19 @@ static inline uint64_t quick_key(const uint8_t *p, size_t len) {
     return h ^ (h >> 32);
 }
 
+/* Open addressing of the scan's and the merge's tables: entry k (of n; only the live ones when
+   ``alive`` is given) at the first empty slot from its key, in fresh, empty ``slots``. */
+static void slots_fill(int32_t *slots, size_t mask, const uint64_t *keys, const uint8_t *alive, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (alive && !alive[k])
+            continue;
+        size_t i = (size_t)keys[k] & mask;
+        while (slots[i])
+            i = (i + 1) & mask;
+        slots[i] = (int32_t)(k + 1);
+    }
+}
+
 /* Room for twice as many distinct pieces (without the GIL: raw allocators); 0 on no memory. */
 static int table_grow(Table *t) {
     Py_ssize_t cap = t->cap ? 2 * t->cap : 1024;
@@ -171,12 +184,7 @@ static int table_grow(Table *t) {
     t->slots = slots;
     t->mask = (size_t)cap * 2 - 1;
     t->cap = cap;
-    for (Py_ssize_t k = 0; k < t->n; k++) {
-        size_t i = (size_t)t->keys[k] & t->mask;
-        while (t->slots[i])
-            i = (i + 1) & t->mask;
-        t->slots[i] = (int32_t)(k + 1);
-    }
+    slots_fill(slots, t->mask, t->keys, NULL, t->n);
     return 1;
 }
 
@@ -519,14 +527,7 @@ static int merge_grow(Merge *m) {
     m->slots = slots;
     m->mask = (size_t)cap * 2 - 1;
     m->cap = cap;
-    for (Py_ssize_t k = 0; k < m->n; k++) {
-        if (!m->alive[k])
-            continue;
-        size_t i = (size_t)m->hashes[k] & m->mask;
-        while (m->slots[i])
-            i = (i + 1) & m->mask;
-        m->slots[i] = (int32_t)(k + 1);
-    }
+    slots_fill(slots, m->mask, m->hashes, m->alive, m->n);
     return 1;
 }
 

@@ -9,9 +9,9 @@ Two definitions of a word:
 * ``token_counts`` -- any language's, for pages on the web: a maximal run of letters, digits
   and combining marks (``marks.py``) of any script, case-folded (``Σ`` and a final ``ς`` are
   one letter); in scripts written without spaces between words (Chinese, Japanese, Thai, Lao,
-  Khmer, Myanmar) each pair of neighbouring characters is a token. With ASCII words only, a Russian and a Japanese page that
-  shared an English byline had the same fingerprint, and a page of dates and version numbers
-  had none. ``hashed_tokens`` gives the same tokens, and ``word_sequence``'s words, as arrays of
+  Khmer, Myanmar) each pair of neighbouring characters is a token. With ASCII words only, a
+  Russian and a Japanese page that shared an English byline had the same fingerprint, and a
+  page of dates and version numbers had none. ``hashed_tokens`` gives the same tokens, and ``word_sequence``'s words, as arrays of
   their hashes, by the C scan where it is built (``contentseen/_speedups.c``).
 """
 
@@ -188,11 +188,10 @@ def word_sequence(text: str) -> list[bytes]:
     return list(filterfalse(bytes.isdigit, words))
 
 
-def _tokens(text: str, runs: list[str] | None = None) -> list[str]:
+def _tokens(text: str) -> list[str]:
     """The tokens of ``text`` (case-folded, no ASCII separators): words and numbers of spaced
-    scripts (``runs``, when already found: ``_RUN.findall(text)``), pairs of neighbouring
-    characters of unspaced ones."""
-    tokens = _RUN.findall(text) if runs is None else list(runs)
+    scripts, pairs of neighbouring characters of unspaced ones."""
+    tokens = _RUN.findall(text)
     for run in _UNSPACED_RUN.findall(text):
         tokens.extend([run] if len(run) == 1 else map(str.__add__, run, run[1:]))  # its pairs
     return tokens
