@@ -40,7 +40,7 @@ from common import print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from contentseen import blas, text as text_module, tokens as tokens_module  # noqa: E402
+from contentseen import blas, text as text_module, tokens as tokens_module, weights as weights_module  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.engine import Engine, _host, second_look  # noqa: E402
@@ -90,12 +90,12 @@ def _parse_and_text(body: bytes) -> str:
 @contextmanager
 def python_only():
     """The C speedups (``contentseen/_speedups.c``) left out, as on an install without a compiler."""
-    saved = text_module._speedups, tokens_module._speedups
-    text_module._speedups = tokens_module._speedups = None
+    saved = text_module._speedups, tokens_module._speedups, weights_module._speedups
+    text_module._speedups = tokens_module._speedups = weights_module._speedups = None
     try:
         yield
     finally:
-        text_module._speedups, tokens_module._speedups = saved
+        text_module._speedups, tokens_module._speedups, weights_module._speedups = saved
 
 
 def _looks_in_order(pf, texts: list) -> tuple[list[tuple], list[tuple]]:

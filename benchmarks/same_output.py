@@ -46,10 +46,14 @@ def digests(root: str, pydoc_dir: Path, python_only: bool, fingerprints_only: bo
     """One line per page: its name and the digest of everything compared (with
     ``fingerprints_only``, not the extracted texts: a change of how they are laid out)."""
     from contentseen import text, tokens
+    try:
+        from contentseen import weights
+    except ImportError:  # a revision from before the weights module
+        weights = text
     from contentseen.fingerprints import Scheme
 
     if python_only:
-        text._speedups = tokens._speedups = None
+        text._speedups = tokens._speedups = weights._speedups = None
     schemes = [Scheme().build(), Scheme(extract="body").build(), Scheme(bits=128).build()]
     lines = []
     for name, html in pages(root, pydoc_dir):

@@ -933,6 +933,233 @@ static PyObject *nonblank(PyObject *self, PyObject *arg) { return count_nonblank
 
 static PyObject *weigh(PyObject *self, PyObject *arg) { return count_nonblank(arg, 1); }
 
+/* The text each element of a parsed page holds, with and without its links' (text._chars on the
+   element, and on it in a copy of the tree without its a[href] elements), read by lexbor's own
+   functions, bound at run time from selectolax's extension, which exports them
+   (lexbor_bind): no lexbor header or struct layout is needed, only these functions of its
+   public API. */
+
+typedef void *(*lxb_node_fn)(void *);
+static struct {
+    lxb_node_fn first_child, next, parent;
+    uintptr_t (*tag_id)(void *);
+    int (*type)(void *);
+    uint8_t *(*text_content)(void *, size_t *);
+    void *(*destroy_text)(void *, uint8_t *);
+    int (*has_attribute)(void *, const uint8_t *, size_t);  /* bool: only its low byte is read */
+} lxb;
+static int lxb_bound = 0;
+static uintptr_t lxb_tag_text, lxb_tag_a;  /* lexbor's tag ids of text nodes and of <a>: they vary by release */
+
+#define LXB_TYPE_ELEMENT 1 /* the DOM's node type */
+
+static PyObject *lexbor_bind(PyObject *self, PyObject *args) {
+    unsigned long long a[8], text_tag, a_tag;
+    if (!PyArg_ParseTuple(args, "KKKKKKKKKK", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &text_tag, &a_tag))
+        return NULL;
+    for (int i = 0; i < 8; i++)
+        if (!a[i]) {
+            PyErr_SetString(PyExc_ValueError, "a lexbor function's address is 0");
+            return NULL;
+        }
+    lxb.first_child = (lxb_node_fn)(uintptr_t)a[0];
+    lxb.next = (lxb_node_fn)(uintptr_t)a[1];
+    lxb.parent = (lxb_node_fn)(uintptr_t)a[2];
+    lxb.tag_id = (uintptr_t(*)(void *))(uintptr_t)a[3];
+    lxb.type = (int (*)(void *))(uintptr_t)a[4];
+    lxb.text_content = (uint8_t * (*)(void *, size_t *))(uintptr_t)a[5];
+    lxb.destroy_text = (void *(*)(void *, uint8_t *))(uintptr_t)a[6];
+    lxb.has_attribute = (int (*)(void *, const uint8_t *, size_t))(uintptr_t)a[7];
+    lxb_tag_text = (uintptr_t)text_tag;
+    lxb_tag_a = (uintptr_t)a_tag;
+    lxb_bound = 1;
+    Py_RETURN_NONE;
+}
+
+/* The bytes of UTF-8 ``p`` other than " \t\n\r\f\v" and U+00A0 (weigh's count on valid UTF-8). */
+static int64_t weigh_utf8(const uint8_t *p, size_t n) {
+    int64_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == ' ' || (c >= '\t' && c <= '\r'))
+            continue;
+        if (c == 0xC2 && i + 1 < n && p[i + 1] == 0xA0) {
+            i++;
+            continue;
+        }
+        count++;
+    }
+    return count;
+}
+
+typedef struct {
+    uintptr_t *keys;  /* element pointers; 0: empty */
+    int64_t *total, *free;
+    size_t mask;
+} Weights;
+
+static void weights_release(Weights *w) {
+    if (w) {
+        PyMem_RawFree(w->keys);
+        PyMem_RawFree(w->total);
+        PyMem_RawFree(w->free);
+        PyMem_RawFree(w);
+    }
+}
+
+static void weights_free(PyObject *capsule) { weights_release(PyCapsule_GetPointer(capsule, "contentseen.weights")); }
+
+static inline size_t weights_slot(const Weights *w, uintptr_t key) {
+    size_t i = (size_t)(((uint64_t)key >> 4) * P1 >> 20) & w->mask;
+    while (w->keys[i] && w->keys[i] != key)
+        i = (i + 1) & w->mask;
+    return i;
+}
+
+static int weights_grow(Weights *w) {
+    size_t size = (w->mask + 1) * 2;
+    Weights bigger = {PyMem_RawCalloc(size, sizeof(uintptr_t)), PyMem_RawMalloc(size * sizeof(int64_t)),
+                      PyMem_RawMalloc(size * sizeof(int64_t)), size - 1};
+    if (!bigger.keys || !bigger.total || !bigger.free) {
+        PyMem_RawFree(bigger.keys);  /* not weights_release: the struct itself is on the stack */
+        PyMem_RawFree(bigger.total);
+        PyMem_RawFree(bigger.free);
+        return -1;
+    }
+    for (size_t i = 0; i <= w->mask; i++)
+        if (w->keys[i]) {
+            size_t j = weights_slot(&bigger, w->keys[i]);
+            bigger.keys[j] = w->keys[i];
+            bigger.total[j] = w->total[i];
+            bigger.free[j] = w->free[i];
+        }
+    PyMem_RawFree(w->keys);
+    PyMem_RawFree(w->total);
+    PyMem_RawFree(w->free);
+    *w = bigger;
+    return 0;
+}
+
+typedef struct {
+    void *node;
+    int64_t total, free;
+} Frame;
+
+static int weights_put(Weights *w, size_t *count, void *node, int64_t total, int64_t free) {
+    if (2 * (*count + 1) > w->mask + 1 && weights_grow(w) < 0)
+        return -1;
+    size_t at = weights_slot(w, (uintptr_t)node);
+    w->keys[at] = (uintptr_t)node;
+    w->total[at] = total;
+    w->free[at] = free;
+    ++*count;
+    return 0;
+}
+
+/* tree_weights(root) -> capsule: every element (and comment: 0) of the subtree of ``root`` (a lexbor node's
+   address, selectolax's Node.mem_id) with its text's weight (weigh) and that outside a[href]
+   elements (text._chars of the element, and of it in a copy of the tree without its links), in one walk of the tree (iterative: any depth), for weights_of; None unless
+   lexbor_bind was called. The tree must not change while the capsule is used. */
+static PyObject *tree_weights(PyObject *self, PyObject *arg) {
+    if (!lxb_bound)
+        Py_RETURN_NONE;
+    void *root = PyLong_AsVoidPtr(arg);
+    if (!root) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "no node");
+        return NULL;
+    }
+    void *doc = root;
+    for (void *up = lxb.parent(doc); up; up = lxb.parent(doc))
+        doc = up;
+    Weights *w = PyMem_RawCalloc(1, sizeof(Weights));
+    size_t depth_max = 64, depth = 0, count = 0;
+    Frame *stack = PyMem_RawMalloc(depth_max * sizeof(Frame));
+    if (w) {
+        w->mask = 1023;
+        w->keys = PyMem_RawCalloc(w->mask + 1, sizeof(uintptr_t));
+        w->total = PyMem_RawMalloc((w->mask + 1) * sizeof(int64_t));
+        w->free = PyMem_RawMalloc((w->mask + 1) * sizeof(int64_t));
+    }
+    if (!w || !stack || !w->keys || !w->total || !w->free)
+        goto nomem;
+    size_t link = SIZE_MAX;  /* the depth of the outermost a[href] open, if any */
+    stack[0] = (Frame){root, 0, 0};
+    void *cur = lxb.first_child(root);
+    for (;;) {
+        if (cur) {
+            uintptr_t tag = lxb.tag_id(cur);
+            if (tag == lxb_tag_text) {
+                size_t len = 0;
+                uint8_t *text = lxb.text_content(cur, &len);
+                if (text) {
+                    int64_t weight = weigh_utf8(text, len);
+                    lxb.destroy_text(doc, text);
+                    stack[depth].total += weight;
+                    if (link == SIZE_MAX)
+                        stack[depth].free += weight;
+                }
+            } else if (lxb.type(cur) == LXB_TYPE_ELEMENT) {
+                if (depth + 1 == depth_max) {
+                    Frame *more = PyMem_RawRealloc(stack, 2 * depth_max * sizeof(Frame));
+                    if (!more)
+                        goto nomem;
+                    stack = more;
+                    depth_max *= 2;
+                }
+                stack[++depth] = (Frame){cur, 0, 0};
+                if (link == SIZE_MAX && tag == lxb_tag_a && (lxb.has_attribute(cur, (const uint8_t *)"href", 4) & 0xFF))
+                    link = depth;
+                cur = lxb.first_child(cur);
+                continue;
+            } else if (weights_put(w, &count, cur, 0, 0) < 0) {  /* a comment: selectolax's iter() lists them */
+                goto nomem;
+            }
+            cur = lxb.next(cur);
+            continue;
+        }
+        /* the children of stack[depth] are done */
+        Frame done = stack[depth];
+        if (weights_put(w, &count, done.node, done.total, link <= depth ? -1 : done.free) < 0)  /* -1: not in the copy without links */
+            goto nomem;
+        if (depth == 0)
+            break;
+        if (link == depth)
+            link = SIZE_MAX;
+        depth--;
+        stack[depth].total += done.total;
+        stack[depth].free += done.free;
+        cur = lxb.next(done.node);
+    }
+    PyMem_RawFree(stack);
+    PyObject *capsule = PyCapsule_New(w, "contentseen.weights", weights_free);
+    if (!capsule)
+        weights_release(w);
+    return capsule;
+nomem:
+    PyMem_RawFree(stack);
+    weights_release(w);
+    return PyErr_NoMemory();
+}
+
+/* weights_of(capsule, node) -> (total, free): tree_weights' figures of an element of the subtree;
+   free is -1 for an a[href] element and the elements inside one (absent from a copy without links). */
+static PyObject *weights_of(PyObject *self, PyObject *args) {
+    PyObject *capsule, *node;
+    if (!PyArg_ParseTuple(args, "OO", &capsule, &node))
+        return NULL;
+    Weights *w = (Weights *)PyCapsule_GetPointer(capsule, "contentseen.weights");
+    uintptr_t key = (uintptr_t)PyLong_AsVoidPtr(node);
+    if (!w || (!key && PyErr_Occurred()))
+        return NULL;
+    size_t at = weights_slot(w, key);
+    if (!key || !w->keys[at]) {
+        PyErr_SetString(PyExc_KeyError, "not an element of the tree weighed");
+        return NULL;
+    }
+    return Py_BuildValue("(LL)", (long long)w->total[at], (long long)w->free[at]);
+}
+
 static PyObject *hash64(PyObject *self, PyObject *args) {
     Py_buffer buf;
     if (!PyArg_ParseTuple(args, "y*", &buf))
@@ -948,6 +1175,9 @@ static PyMethodDef methods[] = {
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
+    {"lexbor_bind", lexbor_bind, METH_VARARGS, "lexbor_bind(first_child, next, parent, tag_id, type, text_content, destroy_text, has_attribute, text_tag, a_tag): the addresses of lexbor's functions, and its tag ids of text and <a>."},
+    {"tree_weights", tree_weights, METH_O, "tree_weights(root) -> capsule or None: every element's text weight, with and without links."},
+    {"weights_of", weights_of, METH_VARARGS, "weights_of(capsule, node) -> (total, free)."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -968,7 +1198,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 2) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 3) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -57,15 +57,15 @@ from __future__ import annotations
 import html as htmllib
 import re
 from collections import Counter
-from itertools import islice
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
 from ._native import speedups as _speedups  # None: the tags are scanned in numpy
+from .weights import HEADINGS, MAX_KIDS, elements, nonblank, weigher
 
 
 Extract = Literal["main", "body"]
@@ -85,13 +85,9 @@ _MARKED_ATTRIBUTES = "[role], [hidden], [aria-hidden]"
 _MAIN_TAGS = frozenset(("main", "article"))
 _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
-_BLANKS = " \t\n\r\f\v\xa0"
-_BLANK_BYTES = b" \t\n\r\f\v"  # and U+00A0, two bytes
 
 MAX_DEPTH = 512
 MAX_STEPS = 64
-# A block of more element children than this is content itself (a long list, table or log).
-MAX_KIDS = 1000
 MAX_HTML_CHARS = 8 << 20
 
 
@@ -241,33 +237,25 @@ class Extractor:
 
     def _content_block(self, tree: LexborHTMLParser, body):
         """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's
-        docstring. Text outside links is weighed on a copy without links, walked beside the
-        tree; the block's dropped edge elements are removed from ``tree``."""
-        copy_tree = _linkless_copy(tree)  # its nodes need it alive
-        copy = copy_tree.body if copy_tree is not None else None
-        if copy is None:
+        docstring. Text is weighed with and without links by ``weights.weigher``; the block's
+        dropped edge elements are removed from ``tree``."""
+        weights = weigher(tree, body, self.weigh_bytes)
+        if weights is None:
             return body
-        weigh = self.weigh_bytes
-        node, free, total = body, 0, 0  # the body's weights: its children's, summed below
+        node = body
+        free, total = weights.of(body)
         path: list[tuple] = []  # the blocks stepped from, to step back to
         closing_blocks: set[int] = set()  # blocks found to hold closing matter only (mem_id)
         for _ in range(MAX_STEPS):
-            kids, copies = _elements(node), _elements(copy)
+            kids = elements(node)
             body_out: list[int] = []  # the body's edge elements weighed out here
             if not kids or len(kids) > MAX_KIDS:
                 return node
-            frees = [_chars(k, weigh) for k in copies]
-            # each kid's text with links, when weighed: the next step's total is the chosen one's
-            totals = None
-            if node is body:  # a node's text is its children's: the body's is not read again
-                totals = [_chars(k, weigh) for k in kids]
-                free, total = sum(frees) + _loose_chars(copy, weigh), sum(totals) + _loose_chars(body, weigh)
+            frees = weights.frees(node, kids)
             links_are_content = free < self.link_share * total
             body_rule = self.body_edges and self.edge_share > 0 and not links_are_content and node is body
-            if not (links_are_content or body_rule):
-                totals = None
-            elif totals is None:
-                totals = [_chars(k, weigh) for k in kids]
+            # each kid's text with links, when weighed: the next step's total is the chosen one's
+            totals = weights.totals(kids) if links_are_content or body_rule else None
             sizes, weight = (totals, total) if links_are_content else (frees, free)
             if weight == 0:
                 return node
@@ -284,7 +272,7 @@ class Extractor:
                 # nothing else holds such text (a short page beside an unmarked menu).
                 # (v8: the element holding most of it is found among those not closing matter)
                 tops = _weighed_out(frees, free, closing)[0] if self.closing_steps_back else frees
-                edges = self._edges(kids, totals, total, 1.0, tops, copies if self.titled_not_edge else None)
+                edges = self._edges(kids, totals, total, 1.0, tops, weights.titled if self.titled_not_edge else None)
                 if weight > sum(sizes[j] for j in edges):
                     candidates, rest = _weighed_out(candidates, rest, edges)
                     body_out = edges
@@ -293,7 +281,7 @@ class Extractor:
                 # All this block holds outside links is closing matter (a layout table around a
                 # copyright notice): the block is, and the step into it was wrong.
                 closing_blocks.add(node.mem_id)
-                node, copy, free, total = path.pop()
+                node, free, total = path.pop()
                 continue
             i = max(range(len(kids)), key=candidates.__getitem__)
             if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and any(
@@ -303,9 +291,9 @@ class Extractor:
                     sizes[j] and _has_heading(kids[j]) for j in (range(len(kids)) if self.headings_after else range(i))
                     if j != i):
                 break
-            path.append((node, copy, free, total))
-            node, copy = kids[i], copies[i]
-            free, total = frees[i], totals[i] if totals is not None else _chars(node, weigh)
+            path.append((node, free, total))
+            node = kids[i]
+            free, total = frees[i], totals[i] if totals is not None else weights.totals([node])[0]
         else:
             return node
         if self.edge_share > 0:
@@ -314,13 +302,13 @@ class Extractor:
         return node
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
-               free: list[int] | None = None, copies: list | None = None) -> list[int]:
+               free: list[int] | None = None, titled: Callable[[object], bool] | None = None) -> list[int]:
         """The elements of ``kids`` at the block's start and end (elements without text passed
         over) that hold text, at most ``edge_share`` of ``weight`` each, and have no sibling of
         the same kind; none when they would hold more than ``most`` (default ``edge_total``)
         of it or nothing would be left. Given each element's text outside links (``free``), the
         one holding the most of it is an edge only as the first or last element holding text;
-        given their copies without links, no titled block (``_titled_block``) is one."""
+        given ``titled`` (``Weigher.titled``), no titled block is one."""
         limit = self.edge_share * weight
         # Each kid's kind counted once: asking every kid about every other was quadratic (a body
         # of 1,000 small elements of distinct classes took 0.4 s).
@@ -328,8 +316,7 @@ class Extractor:
         of_kind = Counter(kinds)
 
         def droppable(j: int) -> bool:
-            return sizes[j] <= limit and of_kind[kinds[j]] == 1 and not (
-                copies is not None and _titled_block(copies[j], self.weigh_bytes))
+            return sizes[j] <= limit and of_kind[kinds[j]] == 1 and not (titled is not None and titled(kids[j]))
 
         edges: list[int] = []
         # The element holding the most text outside links (``free``) is an edge only as the
@@ -362,60 +349,10 @@ def _close_raw_text(html: str) -> str:
     return _SELF_CLOSED_RAW.sub(r"<\1\2></\1>", html)
 
 
-def _linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser | None:
-    """A copy of ``tree`` without its links (``a[href]``). lexbor cannot clone a document whose doctype has a
-    system id and no public id (``<!DOCTYPE html SYSTEM "about:legacy-compat">``): the doctype,
-    which holds no text, is removed first."""
-    root = tree.root
-    node = root.prev if root is not None else None
-    while node is not None:
-        prev = node.prev
-        if node.tag == "-doctype":
-            node.decompose()
-        node = prev
-    copy = tree.clone()
-    if copy.body is not None:
-        # Links only: an <a name> anchor around a heading (man2html, Doxygen) is text.
-        for link in reversed(copy.body.css("a[href]")):
-            link.decompose()
-    return copy
-
-
-def _chars(node, in_bytes: bool = True) -> int:
-    """How much text a node holds, to weigh it in the narrowing: its non-blank text (so
-    reformatting whitespace changes nothing) in UTF-8 bytes (``Extractor.weigh_bytes``), else
-    in characters."""
-    if not in_bytes:
-        return nonblank(node.text(separator=""))
-    if _speedups is not None:
-        return _speedups.weigh(node.text(separator=""))
-    data = node.text(separator="").encode("utf-8", "replace")
-    return len(data.translate(None, _BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")  # one pass, not six
-
-
-def _loose_chars(node, in_bytes: bool = True) -> int:
-    """How much text a node holds (``_chars``) outside the children ``_elements`` gives: in its
-    own text nodes and its links."""
-    return sum(_chars(c, in_bytes) for c in node.iter(include_text=True) if c.tag == "-text" or c.tag == "a")
-
-
 def content_share(content: str, whole: str) -> float:
     """The content's non-blank characters over the whole text's (1 when it has none)."""
     total = nonblank(whole)
     return nonblank(content) / total if total else 1.0
-
-
-def nonblank(text: str) -> int:
-    """The characters of ``text`` that are not blank."""
-    if _speedups is not None:
-        return _speedups.nonblank(text)
-    return len(text) - sum(map(text.count, _BLANKS))
-
-
-def _elements(node) -> list:
-    """Element children other than links (so a tree and its link-free copy line up); at most
-    ``MAX_KIDS + 1`` of them."""
-    return list(islice((c for c in node.iter() if c.tag != "a"), MAX_KIDS + 1))
 
 
 def _named_closing(node) -> bool:
@@ -436,22 +373,9 @@ def _weighed_out(candidates: list[int], rest: int, out: list[int]) -> tuple[list
     return candidates, rest
 
 
-_HEADINGS = "h1, h2, h3, h4, h5, h6"
-
-
 def _has_heading(node) -> bool:
     """Whether ``node`` is or holds a heading element (css matches the node itself too)."""
-    return node.css_first(_HEADINGS) is not None
-
-
-def _titled_block(copy, in_bytes: bool) -> bool:
-    """Whether a node (its copy without links) holds a heading and more text outside links
-    beside its headings than in them: a titled block of content, not a title alone."""
-    headings = copy.css(_HEADINGS)
-    if not headings:
-        return False
-    titles = sum(_chars(h, in_bytes) for h in headings)  # never nested: a heading closes an open one
-    return _chars(copy, in_bytes) > 2 * titles
+    return node.css_first(HEADINGS) is not None
 
 
 def _same_kind(a, b) -> bool:

@@ -1,7 +1,8 @@
 """The optional C scans (contentseen/_speedups.c) give exactly what their Python versions give:
 the token scan (tokens.hashed_tokens against token_counts and word_sequence), the tag scan
-(text._tag_scan against _tag_scan_numpy), and so the same fingerprints either way; and they are
-built wherever a C compiler and the Python headers are at hand (as on CI)."""
+(text._tag_scan against _tag_scan_numpy), the narrowing's weights (weights.TreeWeights against
+CopyWeights), and so the same texts and fingerprints either way; and they are built wherever a C
+compiler and the Python headers are at hand (as on CI)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ import pytest
 import xxhash
 from hypothesis import given, settings, strategies as st
 
-from contentseen import text as text_module, tokens
+from contentseen import text as text_module, tokens, weights
 from contentseen.fingerprints import Scheme
 from contentseen.text import PageText, decode_html
+from selectolax.lexbor import LexborHTMLParser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from htmlcorpus import pydoc_pages  # noqa: E402
@@ -167,7 +169,7 @@ def test_scan_is_linear_and_bounded_on_a_large_text():
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.text(alphabet=_ALPHABET + "\x0b\x0c\x1c\x1d\x1e\x1f\U0001f600", max_size=80))
 def test_nonblank_is_pythons(text):
-    assert speedups.nonblank(text) == len(text) - sum(map(text.count, text_module._BLANKS))
+    assert speedups.nonblank(text) == len(text) - sum(map(text.count, weights._BLANKS))
 
 
 @needs_build
@@ -175,15 +177,71 @@ def test_nonblank_is_pythons(text):
 @given(st.text(alphabet=_ALPHABET + "\x0b\x0c\ud800\U0001f600\u07ff\u0800\uffff", max_size=80))
 def test_weigh_is_pythons(text):
     data = text.encode("utf-8", "replace")
-    assert speedups.weigh(text) == len(data.translate(None, text_module._BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
+    assert speedups.weigh(text) == len(data.translate(None, weights._BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
 
 
 def test_built_where_a_compiler_and_headers_are():
     # CI has both: there the speedups must not silently fall back to Python (the tests above
-    # would all be skipped).
+    # would all be skipped), nor the narrowing's weights to the copy of the tree (the selectolax
+    # pinned exports lexbor's functions).
     compiler = shutil.which(os.environ.get("CC", "cc"))
     headers = Path(sysconfig.get_paths()["include"], "Python.h").exists()
-    assert not (compiler and headers) or text_module._speedups is not None and tokens._speedups is not None
+    assert not (compiler and headers) or (text_module._speedups is not None and tokens._speedups is not None
+                                          and weights._LEXBOR_BOUND)
+
+
+def _both_weights(html: str):
+    """A page's body weighed by the C walk and on a copy without links (the tree and the copy kept
+    alive with them)."""
+    tree = LexborHTMLParser(html)
+    copy = weights.linkless_copy(tree)
+    table = weights.TreeWeights(speedups.tree_weights(tree.body.mem_id))
+    return tree, copy, table, weights.CopyWeights(copy, tree.body, True)
+
+
+_FRAGMENTS = ("<a href=x>", "<a name=n>", "</a>", "<h2>", "</h2>", "<h3 class=t>", "<div>", "<div class=k>",
+              "</div>", "<p>", "</p>", "<!-- note -->", "<b>", "</b>", "<section>", "</section>", "<ul><li>",
+              "<table><tr><td>", "</td></tr></table>", "&nbsp;", "&amp;", "<br>", "<span>", "</span>")
+
+
+@needs_build
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60))
+def test_tree_weights_are_the_copys_on_any_markup(parts):
+    tree, copy, table, copies = _both_weights("<body>" + "".join(parts))
+    assert weights._same_weights(table, copies, tree.body)
+
+
+@needs_build
+def test_tree_weights_are_the_copys_on_real_pages():
+    assert weights._LEXBOR_BOUND
+    for body in list(pydoc_pages(60).values())[:40]:
+        tree, copy, table, copies = _both_weights(decode_html(body, "text/html; charset=utf-8"))
+        assert weights._same_weights(table, copies, tree.body)
+
+
+@needs_build
+def test_tree_weights_walk_any_depth_and_size():
+    # Iterative: a tree nested 5,000 deep (lexbor parses inline elements so) and 20,000 elements
+    # wide, each weighed (the table grows from 1,024 slots).
+    deep = "<body>" + "<span>x" * 5000
+    tree, copy, table, copies = _both_weights(deep)
+    assert table.of(tree.body) == copies.of(tree.body) == (5000, 5000)
+    wide = "<body><div>" + "<p>ab<a href=x>link</a>" * 20_000
+    tree, copy, table, copies = _both_weights(wide)
+    kids = weights.elements(tree.body.child)
+    assert table.of(tree.body) == (40_000, 120_000)
+    assert table.frees(tree.body.child, kids[:5]) == [2] * 5 and table.totals(kids[-5:]) == [6] * 5
+    with pytest.raises(KeyError):
+        speedups.weights_of(table._table, LexborHTMLParser("<p>elsewhere").body.mem_id)
+
+
+def test_extraction_is_the_same_with_the_weights_of_a_copy(monkeypatch):
+    extract = Scheme().build().extractor.texts
+    pages = [decode_html(body, "text/html; charset=utf-8") for body in pydoc_pages(60).values()]
+    walked = [extract(html) for html in pages]
+    monkeypatch.setattr(weights, "_LEXBOR_BOUND", False)
+    assert [extract(html) for html in pages] == walked
 
 
 def test_speedups_built_from_other_sources_are_not_used(monkeypatch):
