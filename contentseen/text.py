@@ -5,7 +5,10 @@ reader sees, menus included); the content text depends on the mode:
 
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
-  page marks one, else the body without ``nav``, ``header``, ``footer``, ``aside`` and
+  page marks one, without its edge elements (step 2 below, lines of at most ``main_edge_most``,
+  in the element it wraps if one holds all its text outside links; its title passed over, other
+  elements holding headings never edges: v11),
+  else the body without ``nav``, ``header``, ``footer``, ``aside`` and
   navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v9):
 
   1. from the body down, while one child element holds more than half of the text
@@ -55,6 +58,7 @@ characters of a page are read.
 from __future__ import annotations
 
 import html as htmllib
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -186,6 +190,14 @@ class Extractor:
     # stayed; and a footer line added after a page's last list (Postfix's) hides the list
     # from the first rule, which the second finds.
     body_edges_left_out: bool = True
+    # The marked main content is left without its edge elements (v11), found as step 2 finds
+    # them in the block reached (through wrappers holding all its text outside links), its
+    # title passed over: a "last updated" line under a page's title or after its article is a
+    # mirror's edit of the content itself, and moved a short article beyond the distance.
+    main_edges: bool = True
+    # ... each at most this long (weighed as ``weigh_bytes`` says): a line, as a mirror's edits
+    # are, never a section of a reference page (javadoc's class description beside its title).
+    main_edge_most: int = 200
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -225,6 +237,8 @@ class Extractor:
                     boilerplate.append(node)
         if mains:
             main = mains[0] if len(mains) == 1 else max(mains, key=lambda n: len(n.text(separator=" ")))
+            if self.main_edges and self.edge_share > 0:
+                self._drop_main_edges(tree, main)
             content = main.text(separator="\n")
             return PageText(content, whole, share=content_share(content, whole))
         for node in boilerplate:
@@ -301,15 +315,44 @@ class Extractor:
             self._drop_edges(kids, sizes, weight, body_out if self.body_edges_left_out else [])
         return node
 
+    def _drop_main_edges(self, tree: LexborHTMLParser, main) -> None:
+        """Remove the edge elements (``_edges``, weighed by text outside links) of the marked
+        ``main`` content, or of the element it wraps: one holding all its text outside links."""
+        weights = weigher(tree, main, self.weigh_bytes)
+        if weights is None:
+            return
+        node, free = main, weights.of(main)[0]
+        for _ in range(MAX_STEPS):
+            kids = elements(node)
+            if not kids or len(kids) > MAX_KIDS or not free:
+                return
+            frees = weights.frees(node, kids)
+            holders = [j for j, f in enumerate(frees) if f]
+            if len(holders) == 1 and frees[holders[0]] == free:
+                node = kids[holders[0]]
+                continue
+            # The page's title (the first element holding a heading, if a line long) is passed
+            # over and weighs nothing here: it tells two short pages apart, and a line the
+            # mirror adds inside it must not make the rest look small. Any other element holding
+            # a heading is a section of the content: never an edge.
+            holding = sorted(_holding_headings(node, kids))
+            title = holding[0] if holding and frees[holding[0]] <= self.main_edge_most else -1
+            blocks = {kids[j].mem_id for j in holding if j != title}
+            self._drop_edges(kids, frees, free - (frees[title] if title >= 0 else 0), [],
+                             passed=title.__eq__, titled=lambda k: k.mem_id in blocks, longest=self.main_edge_most)
+            return
+
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
-               free: list[int] | None = None, titled: Callable[[object], bool] | None = None) -> list[int]:
+               free: list[int] | None = None, titled: Callable[[object], bool] | None = None,
+               passed: Callable[[int], bool] | None = None, longest: float = math.inf) -> list[int]:
         """The elements of ``kids`` at the block's start and end (elements without text passed
-        over) that hold text, at most ``edge_share`` of ``weight`` each, and have no sibling of
-        the same kind; none when they would hold more than ``most`` (default ``edge_total``)
-        of it or nothing would be left. Given each element's text outside links (``free``), the
-        one holding the most of it is an edge only as the first or last element holding text;
-        given ``titled`` (``Weigher.titled``), no titled block is one."""
-        limit = self.edge_share * weight
+        over, and those at whose index ``passed`` is true) that hold text, at most
+        ``edge_share`` of ``weight`` and ``longest`` each, and have no sibling of the same kind;
+        none when they would hold more than ``most`` (default ``edge_total``) of it or nothing
+        would be left. Given each element's text outside links (``free``), the one holding the
+        most of it is an edge only as the first or last element holding text; given ``titled``
+        (``Weigher.titled``), no element it is true of is one."""
+        limit = min(self.edge_share * weight, longest)
         # Each kid's kind counted once: asking every kid about every other was quadratic (a body
         # of 1,000 small elements of distinct classes took 0.4 s).
         kinds = [_kind(k) for k in kids]
@@ -324,12 +367,13 @@ class Extractor:
         holders = [j for j, n in enumerate(sizes) if n]
         top = max(range(len(kids)), key=free.__getitem__) if free and holders else -1
         lo, hi = 0, len(kids) - 1
-        while lo <= hi and (not sizes[lo] or droppable(lo)) and not (lo == top and lo != holders[0]):
-            if sizes[lo]:
+        skip = passed or (lambda j: False)
+        while lo <= hi and (not sizes[lo] or skip(lo) or droppable(lo)) and not (lo == top and lo != holders[0]):
+            if sizes[lo] and not skip(lo):
                 edges.append(lo)
             lo += 1
-        while hi > lo and (not sizes[hi] or droppable(hi)) and not (hi == top and hi != holders[-1]):
-            if sizes[hi]:
+        while hi > lo and (not sizes[hi] or skip(hi) or droppable(hi)) and not (hi == top and hi != holders[-1]):
+            if sizes[hi] and not skip(hi):
                 edges.append(hi)
             hi -= 1
         most = self.edge_total if most is None else most
@@ -337,9 +381,10 @@ class Extractor:
             return []
         return edges
 
-    def _drop_edges(self, kids: list, sizes: list[int], weight: int, also: list[int]) -> None:
-        """Remove the block's edge elements (``_edges``) and the elements ``also`` from it."""
-        for j in set(self._edges(kids, sizes, weight)).union(also):
+    def _drop_edges(self, kids: list, sizes: list[int], weight: int, also: list[int], **rules) -> None:
+        """Remove the block's edge elements (``_edges``, under its keyword ``rules``) and the
+        elements ``also`` from it."""
+        for j in set(self._edges(kids, sizes, weight, **rules)).union(also):
             kids[j].decompose()
 
 
@@ -376,6 +421,19 @@ def _weighed_out(candidates: list[int], rest: int, out: list[int]) -> tuple[list
 def _has_heading(node) -> bool:
     """Whether ``node`` is or holds a heading element (css matches the node itself too)."""
     return node.css_first(HEADINGS) is not None
+
+
+def _holding_headings(node, kids: list) -> set[int]:
+    """The indices of ``kids``, children of ``node``, that are or hold a heading (one query)."""
+    at = {k.mem_id: j for j, k in enumerate(kids)}
+    held = set()
+    for heading in node.css(HEADINGS):
+        up = heading
+        while up is not None and up.mem_id not in at and up.mem_id != node.mem_id:
+            up = up.parent
+        if up is not None and up.mem_id in at:
+            held.add(at[up.mem_id])
+    return held
 
 
 def _same_kind(a, b) -> bool:

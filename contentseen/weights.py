@@ -1,15 +1,16 @@
-"""How much text an element of a parsed page holds, with its links' text and without: what the
-narrowing of ``contentseen.text`` weighs (``Extractor._content_block``).
+"""How much text an element of a parsed page holds, with its links' text and without: what
+``contentseen.text`` weighs to narrow a page to its content block and to find the edges of a
+marked main content.
 
 A node's weight is its non-blank text (``nonblank``: reformatting whitespace changes nothing),
 in UTF-8 bytes or in characters; its *free* weight is that outside ``a[href]`` elements, the
-weight it has in a copy of the tree without its links. ``weigher(tree, body, in_bytes)`` gives
+weight it has in a copy of the tree without its links. ``weigher(tree, node, in_bytes)`` gives
 one of two ``Weigher``s with the same answers:
 
-* ``TreeWeights``: every element of the body weighed in one walk of lexbor's tree by the C
+* ``TreeWeights``: every element below the node weighed in one walk of lexbor's tree by the C
   speedups, calling lexbor's own functions, which selectolax's extension exports (bound once at
   import, ``_bind_lexbor``, and checked on a probe page); no copy of the tree, no text read
-  twice: on pydoc's pages, which mark no main content, 0.47 -> 0.1 ms a page;
+  twice: extraction of pydoc's pages, which mark no main content, 1.10 -> 0.74 ms a page;
 * ``CopyWeights``: a copy of the tree without links, walked beside it, each node's text read
   where it is weighed (no C speedups, a selectolax whose extension does not export them, or
   characters instead of bytes).
@@ -136,14 +137,42 @@ def elements(node) -> list:
     return kids
 
 
-def weigher(tree: LexborHTMLParser, body, in_bytes: bool) -> Weigher | None:
-    """The weights of ``tree``'s ``body`` (None when it cannot be copied)."""
+def weigher(tree: LexborHTMLParser, node, in_bytes: bool) -> Weigher | None:
+    """The weights of the elements of ``node``, the body of ``tree`` or an element in it; None
+    when ``node`` is not in a copy without links (inside a link), or the tree cannot be copied."""
+    body = tree.body
+    path = _path(node, body) if body is not None else None
+    if path is None:
+        return None
     if in_bytes and _LEXBOR_BOUND and _speedups is not None:
-        return TreeWeights(_speedups.tree_weights(body.mem_id))
+        return TreeWeights(_speedups.tree_weights(node.mem_id))
     copy_tree = linkless_copy(tree)
     if copy_tree.body is None:
         return None
-    return CopyWeights(copy_tree, body, in_bytes)
+    weights = CopyWeights(copy_tree, body, in_bytes)
+    copy = copy_tree.body
+    for step in path:
+        copy = _children(copy)[step]
+    weights._copies[node.mem_id] = copy
+    return weights
+
+
+def _children(node) -> list:
+    """``elements`` without a limit."""
+    return [c for c in node.iter() if c.tag != "a"]
+
+
+def _path(node, body) -> list[int] | None:
+    """The indices in ``_children`` lists that lead from ``body`` down to ``node``; None if there
+    is no such way: ``node`` inside a link, or outside ``body``."""
+    path: list[int] = []
+    while node.mem_id != body.mem_id:
+        parent = node.parent
+        if parent is None or node.tag == "a":
+            return None
+        path.append([k.mem_id for k in _children(parent)].index(node.mem_id))
+        node = parent
+    return path[::-1]
 
 
 def linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser:

@@ -364,7 +364,7 @@ def test_a_self_closed_raw_text_element_does_not_swallow_the_page(case, filler):
     rows = "".join(f"<span>cell {i}</span>" for i in range(filler))
     html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'/>{head}</head><body>{body}"
             f"<main><h1>Sea anemones</h1><p>Anemones hold on to rocks<br/>and eat small fish.</p>"
-            f"<img src='a.png'/>{rows}</main></body></html>")
+            f"<p>They sting what they catch.</p><img src='a.png'/>{rows}</main></body></html>")
     for mode in ("main", "body"):
         text = visible_text(html, mode)
         assert "Anemones hold on to rocks and eat small fish." in " ".join(text.split()), (mode, text[:200])

@@ -1,7 +1,9 @@
 """Real crawls: a mirror that adds one line to every page it serves.
 
-Host A serves short pages (40 words each); host B serves the same pages with a mirror line under each page's title, inside ``<main>``: a line that moves a
-short page's content fingerprint past the distance on most pages; or, in the second mirror, a
+Host A serves short pages (40 words each); host B serves the same pages with a mirror line
+between the two paragraphs of each page's ``<main>`` (not at its edges, which extraction leaves
+out since v11): a line that moves a short page's content fingerprint past the distance on most
+pages; or, in the second mirror, a
 cookie notice after ``<main>``, which moves the whole-page fingerprint past its distance. Crawled
 after A into the same store, B's pages are dropped once the line is B's own template (seen on
 ``MIN_PAGES`` of its pages), each as a copy of its own page on A; with ``CONTENTSEEN_TEMPLATES=0`` most of them are kept. Nothing
@@ -41,7 +43,9 @@ def site(mirror: bool, notice: bool | None = None) -> dict[str, Page]:
         rng = random.Random(i)
         text = " ".join(f"{rng.choice(WORDS)}{rng.randrange(40)}" for _ in range(40))
         if notice is None:
-            body = f"<nav><a href='/'>Home</a></nav><main><h1>Note {i}</h1>{line}<p>{text}</p></main>"
+            half = len(text) // 2
+            body = (f"<nav><a href='/'>Home</a></nav><main><h1>Note {i}</h1><p>{text[:half]}</p>{line}"
+                    f"<p>{text[half:]}</p></main>")
         else:  # a menu of links beside a short text marked by no <main>: the text is a sliver
             body = f"<ul>{MENU}</ul><div class='note'><h1>Note {i}</h1><p>{text}</p></div>{after}"
         html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Note {i}</title></head><body>"
