@@ -1142,6 +1142,97 @@ nomem:
     return PyErr_NoMemory();
 }
 
+/* The weight of the text of ``node``'s subtree outside a[href] elements (text._chars of it in a
+   copy of the tree without links), or cap + 1 once above ``cap``: links are not entered. */
+static int64_t free_capped(void *node, int64_t cap, void *doc) {
+    int64_t free = 0;
+    void *cur = lxb.first_child(node), *next = NULL;
+    while (cur) {
+        uintptr_t tag = lxb.tag_id(cur);
+        void *down = NULL;
+        if (tag == lxb_tag_text) {
+            size_t len = 0;
+            uint8_t *text = lxb.text_content(cur, &len);
+            if (text) {
+                free += weigh_utf8(text, len);
+                lxb.destroy_text(doc, text);
+                if (free > cap)
+                    return cap + 1;
+            }
+        } else if (lxb.type(cur) == LXB_TYPE_ELEMENT
+                   && !(tag == lxb_tag_a && (lxb.has_attribute(cur, (const uint8_t *)"href", 4) & 0xFF))) {
+            down = lxb.first_child(cur);
+        }
+        if (down) {
+            cur = down;
+            continue;
+        }
+        while (cur != node && !(next = lxb.next(cur)))
+            cur = lxb.parent(cur);
+        if (cur == node)
+            break;
+        cur = next;
+    }
+    return free;
+}
+
+/* kid_frees(node, cap, max_kids) -> (frees, loose) or None: for each child of ``node`` that
+   weights.elements lists (every child but text and <a>; the first max_kids), its weight outside
+   links capped (free_capped; 0 for a comment); and the weight outside links of the rest: its
+   own text and its <a> children without href (a[href] ones weigh 0), capped as a whole. None
+   unless lexbor_bind was called. */
+static PyObject *kid_frees(PyObject *self, PyObject *args) {
+    PyObject *ptr;
+    long long cap;
+    Py_ssize_t max_kids;
+    if (!PyArg_ParseTuple(args, "OLn", &ptr, &cap, &max_kids))
+        return NULL;
+    if (!lxb_bound)
+        Py_RETURN_NONE;
+    void *node = PyLong_AsVoidPtr(ptr);
+    if (!node) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "no node");
+        return NULL;
+    }
+    void *doc = node;
+    for (void *up = lxb.parent(doc); up; up = lxb.parent(doc))
+        doc = up;
+    PyObject *frees = PyList_New(0);
+    if (!frees)
+        return NULL;
+    int64_t loose = 0;
+    for (void *c = lxb.first_child(node); c; c = lxb.next(c)) {
+        uintptr_t tag = lxb.tag_id(c);
+        int element = lxb.type(c) == LXB_TYPE_ELEMENT;
+        if (tag == lxb_tag_text || (element && tag == lxb_tag_a)) {
+            if (loose <= cap && !(tag == lxb_tag_a && (lxb.has_attribute(c, (const uint8_t *)"href", 4) & 0xFF))) {
+                if (tag == lxb_tag_text) {
+                    size_t len = 0;
+                    uint8_t *text = lxb.text_content(c, &len);
+                    if (text) {
+                        loose += weigh_utf8(text, len);
+                        lxb.destroy_text(doc, text);
+                    }
+                } else {
+                    loose += free_capped(c, cap, doc);
+                }
+            }
+            continue;
+        }
+        if (PyList_GET_SIZE(frees) == max_kids)
+            continue;
+        PyObject *f = PyLong_FromLongLong(element ? free_capped(c, cap, doc) : 0);
+        if (!f || PyList_Append(frees, f) < 0) {
+            Py_XDECREF(f);
+            Py_DECREF(frees);
+            return NULL;
+        }
+        Py_DECREF(f);
+    }
+    return Py_BuildValue("(NL)", frees, (long long)(loose > cap ? cap + 1 : loose));
+}
+
 /* weights_of(capsule, node) -> (total, free): tree_weights' figures of an element of the subtree;
    free is -1 for an a[href] element and the elements inside one (absent from a copy without links). */
 static PyObject *weights_of(PyObject *self, PyObject *args) {
@@ -1178,6 +1269,7 @@ static PyMethodDef methods[] = {
     {"lexbor_bind", lexbor_bind, METH_VARARGS, "lexbor_bind(first_child, next, parent, tag_id, type, text_content, destroy_text, has_attribute, text_tag, a_tag): the addresses of lexbor's functions, and its tag ids of text and <a>."},
     {"tree_weights", tree_weights, METH_O, "tree_weights(root) -> capsule or None: every element's text weight, with and without links."},
     {"weights_of", weights_of, METH_VARARGS, "weights_of(capsule, node) -> (total, free)."},
+    {"kid_frees", kid_frees, METH_VARARGS, "kid_frees(node, cap, max_kids) -> (frees, loose) or None: the children's weights outside links, capped."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -1198,7 +1290,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 3) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 4) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -69,7 +69,7 @@ from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
 from ._native import speedups as _speedups  # None: the tags are scanned in numpy
-from .weights import HEADINGS, MAX_KIDS, elements, nonblank, weigher
+from .weights import HEADINGS, MAX_KIDS, _path, elements, kid_frees, nonblank, weigher
 
 
 Extract = Literal["main", "body"]
@@ -317,29 +317,48 @@ class Extractor:
 
     def _drop_main_edges(self, tree: LexborHTMLParser, main) -> None:
         """Remove the edge elements (``_edges``, weighed by text outside links) of the marked
-        ``main`` content, or of the element it wraps: one holding all its text outside links."""
-        weights = weigher(tree, main, self.weigh_bytes)
-        if weights is None:
+        ``main`` content, or of the element it wraps: one holding all its text outside links.
+        Edges are lines, so weights are read exact up to three lines' length
+        (``weights.kid_frees``) and in full only where the edges' total needs it."""
+        body = tree.body
+        if body is None or _path(main, body) is None:  # inside a link: not in a copy without links
             return
-        node, free = main, weights.of(main)[0]
+        longest, in_bytes = self.main_edge_most, self.weigh_bytes
+        node = main
         for _ in range(MAX_STEPS):
             kids = elements(node)
-            if not kids or len(kids) > MAX_KIDS or not free:
+            if not kids or len(kids) > MAX_KIDS:
                 return
-            frees = weights.frees(node, kids)
+            frees, loose = kid_frees(node, kids, 3 * longest, in_bytes)
             holders = [j for j, f in enumerate(frees) if f]
-            if len(holders) == 1 and frees[holders[0]] == free:
+            if not holders and not loose:
+                return
+            if len(holders) == 1 and not loose:
                 node = kids[holders[0]]
                 continue
             # The page's title (the first element holding a heading, if a line long) is passed
-            # over and weighs nothing here: it tells two short pages apart, and a line the
-            # mirror adds inside it must not make the rest look small. Any other element holding
-            # a heading is a section of the content: never an edge.
-            holding = sorted(_holding_headings(node, kids))
-            title = holding[0] if holding and frees[holding[0]] <= self.main_edge_most else -1
-            blocks = {kids[j].mem_id for j in holding if j != title}
-            self._drop_edges(kids, frees, free - (frees[title] if title >= 0 else 0), [],
-                             passed=title.__eq__, titled=lambda k: k.mem_id in blocks, longest=self.main_edge_most)
+            # over and not weighed: it tells two short pages apart, and a line the mirror adds
+            # inside it must not make the rest look small. Any other element holding a heading
+            # is a section of the content: never an edge.
+            first = node.css_first(HEADINGS)
+            if first is not None and first.mem_id == node.mem_id:  # css() matches the node itself too
+                first = next((h for h in node.css(HEADINGS) if h.mem_id != node.mem_id), None)
+            title = _first_holding(node, kids, first)
+            title = title if title >= 0 and frees[title] <= longest else None
+
+            def edges_of(frees: list[int], loose: int) -> tuple[list[int], bool]:
+                """The edges, and whether they hold at most ``edge_total`` of the weight."""
+                weight = sum(frees) + loose - (frees[title] if title is not None else 0)
+                edges = self._edges(kids, frees, weight, math.inf, titled=_has_heading,
+                                    passed=lambda j: j == title, longest=longest)
+                return edges, sum(frees[j] for j in edges) <= self.edge_total * weight
+
+            edges, within = edges_of(frees, loose)
+            if not within and max(frees + [loose]) > 3 * longest:
+                # a weight was capped: the edges' total against the exact weight
+                edges, within = edges_of(*kid_frees(node, kids, 1 << 62, in_bytes))
+            for j in edges if within else ():
+                kids[j].decompose()
             return
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
@@ -423,17 +442,13 @@ def _has_heading(node) -> bool:
     return node.css_first(HEADINGS) is not None
 
 
-def _holding_headings(node, kids: list) -> set[int]:
-    """The indices of ``kids``, children of ``node``, that are or hold a heading (one query)."""
+def _first_holding(node, kids: list, inner) -> int:
+    """The index of the element of ``kids`` (children of ``node``) that is or holds ``inner``, -1
+    when none does."""
     at = {k.mem_id: j for j, k in enumerate(kids)}
-    held = set()
-    for heading in node.css(HEADINGS):
-        up = heading
-        while up is not None and up.mem_id not in at and up.mem_id != node.mem_id:
-            up = up.parent
-        if up is not None and up.mem_id in at:
-            held.add(at[up.mem_id])
-    return held
+    while inner is not None and inner.mem_id not in at and inner.mem_id != node.mem_id:
+        inner = inner.parent
+    return at.get(inner.mem_id, -1) if inner is not None else -1
 
 
 def _same_kind(a, b) -> bool:

@@ -137,6 +137,37 @@ def elements(node) -> list:
     return kids
 
 
+def kid_frees(node, kids: list, cap: int, in_bytes: bool) -> tuple[list[int], int]:
+    """The free weights of ``kids`` (``elements(node)``) and of the rest of ``node`` (its own text
+    and its ``<a>`` children without ``href``), each exact up to ``cap`` and ``cap + 1`` above it:
+    only the text up to the cap is read (the edges of a marked main content are lines)."""
+    if in_bytes and _LEXBOR_BOUND and _speedups is not None:
+        got = _speedups.kid_frees(node.mem_id, cap, MAX_KIDS + 1)
+        if got is not None and len(got[0]) == len(kids):
+            return got
+    frees = [min(_free(k, in_bytes), cap + 1) for k in kids]
+    loose = sum(chars(c, in_bytes) if c.tag == "-text" else _free(c, in_bytes)
+                for c in node.iter(include_text=True) if c.tag == "-text" or (c.tag == "a" and "href" not in c.attributes))
+    return frees, min(loose, cap + 1)
+
+
+def _free(node, in_bytes: bool) -> int:
+    """``node``'s weight outside the ``a[href]`` elements below it (it is none)."""
+    if node.tag == "-comment" or node.tag is None:
+        return 0
+    outer = [a for a in node.css("a[href]") if a.mem_id != node.mem_id and not _in_link(a.parent, node)]
+    return chars(node, in_bytes) - sum(chars(a, in_bytes) for a in outer)
+
+
+def _in_link(node, top) -> bool:
+    """Whether ``node`` or an ancestor below ``top`` is an ``a[href]`` element."""
+    while node is not None and node.mem_id != top.mem_id:
+        if node.tag == "a" and "href" in node.attributes:
+            return True
+        node = node.parent
+    return False
+
+
 def weigher(tree: LexborHTMLParser, node, in_bytes: bool) -> Weigher | None:
     """The weights of the elements of ``node``, the body of ``tree`` or an element in it; None
     when ``node`` is not in a copy without links (inside a link), or the tree cannot be copied."""

@@ -214,6 +214,22 @@ def test_tree_weights_are_the_copys_on_any_markup(parts):
 
 
 @needs_build
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60),
+       st.sampled_from([0, 3, 12, 1 << 62]))
+def test_kid_frees_are_pythons_on_any_markup(parts, cap):
+    tree = LexborHTMLParser("<body>" + "".join(parts))
+    for node in [tree.body, *tree.body.css("div, p, section, td, h2")]:
+        kids = weights.elements(node)
+        got = weights.kid_frees(node, kids, cap, True)
+        bound, weights._LEXBOR_BOUND = weights._LEXBOR_BOUND, False
+        try:
+            assert got == weights.kid_frees(node, kids, cap, True)
+        finally:
+            weights._LEXBOR_BOUND = bound
+
+
+@needs_build
 def test_tree_weights_are_the_copys_on_real_pages():
     assert weights._LEXBOR_BOUND
     for body in list(pydoc_pages(60).values())[:40]:
