@@ -946,7 +946,7 @@ static struct {
     int (*type)(void *);
     uint8_t *(*text_content)(void *, size_t *);
     void *(*destroy_text)(void *, uint8_t *);
-    int (*has_attribute)(void *, const uint8_t *, size_t);  /* bool: only its low byte is read */
+    _Bool (*has_attribute)(void *, const uint8_t *, size_t);
 } lxb;
 static int lxb_bound = 0;
 static uintptr_t lxb_tag_text, lxb_tag_a;  /* lexbor's tag ids of text nodes and of <a>: they vary by release */
@@ -969,7 +969,7 @@ static PyObject *lexbor_bind(PyObject *self, PyObject *args) {
     lxb.type = (int (*)(void *))(uintptr_t)a[4];
     lxb.text_content = (uint8_t * (*)(void *, size_t *))(uintptr_t)a[5];
     lxb.destroy_text = (void *(*)(void *, uint8_t *))(uintptr_t)a[6];
-    lxb.has_attribute = (int (*)(void *, const uint8_t *, size_t))(uintptr_t)a[7];
+    lxb.has_attribute = (_Bool (*)(void *, const uint8_t *, size_t))(uintptr_t)a[7];
     lxb_tag_text = (uintptr_t)text_tag;
     lxb_tag_a = (uintptr_t)a_tag;
     lxb_bound = 1;
@@ -990,6 +990,37 @@ static int64_t weigh_utf8(const uint8_t *p, size_t n) {
         count++;
     }
     return count;
+}
+
+/* Whether the element ``el`` of tag id ``tag`` is a link: <a href>, what a copy without links lacks. */
+static inline int is_link(void *el, uintptr_t tag) {
+    return tag == lxb_tag_a && lxb.has_attribute(el, (const uint8_t *)"href", 4);
+}
+
+/* The weight (weigh_utf8) of a text node's data. */
+static int64_t text_weight(void *text_node, void *doc) {
+    size_t len = 0;
+    uint8_t *text = lxb.text_content(text_node, &len);
+    if (!text)
+        return 0;
+    int64_t weight = weigh_utf8(text, len);
+    lxb.destroy_text(doc, text);
+    return weight;
+}
+
+/* The node at the address ``arg`` (selectolax's Node.mem_id), and its document in ``*doc``;
+   NULL with an exception set if there is none. */
+static void *node_of(PyObject *arg, void **doc) {
+    void *node = PyLong_AsVoidPtr(arg);
+    if (!node) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "no node");
+        return NULL;
+    }
+    *doc = node;
+    for (void *up = lxb.parent(*doc); up; up = lxb.parent(*doc))
+        *doc = up;
+    return node;
 }
 
 typedef struct {
@@ -1058,20 +1089,15 @@ static int weights_put(Weights *w, size_t *count, void *node, int64_t total, int
 
 /* tree_weights(root) -> capsule: every element (and comment: 0) of the subtree of ``root`` (a lexbor node's
    address, selectolax's Node.mem_id) with its text's weight (weigh) and that outside a[href]
-   elements (text._chars of the element, and of it in a copy of the tree without its links), in one walk of the tree (iterative: any depth), for weights_of; None unless
-   lexbor_bind was called. The tree must not change while the capsule is used. */
+   elements (text._chars of the element, and of it in a copy of the tree without its links), in
+   one walk of the tree (iterative: any depth), for weights_of; None unless lexbor_bind was
+   called. The tree must not change while the capsule is used. */
 static PyObject *tree_weights(PyObject *self, PyObject *arg) {
     if (!lxb_bound)
         Py_RETURN_NONE;
-    void *root = PyLong_AsVoidPtr(arg);
-    if (!root) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "no node");
+    void *doc, *root = node_of(arg, &doc);
+    if (!root)
         return NULL;
-    }
-    void *doc = root;
-    for (void *up = lxb.parent(doc); up; up = lxb.parent(doc))
-        doc = up;
     Weights *w = PyMem_RawCalloc(1, sizeof(Weights));
     size_t depth_max = 64, depth = 0, count = 0;
     Frame *stack = PyMem_RawMalloc(depth_max * sizeof(Frame));
@@ -1090,15 +1116,10 @@ static PyObject *tree_weights(PyObject *self, PyObject *arg) {
         if (cur) {
             uintptr_t tag = lxb.tag_id(cur);
             if (tag == lxb_tag_text) {
-                size_t len = 0;
-                uint8_t *text = lxb.text_content(cur, &len);
-                if (text) {
-                    int64_t weight = weigh_utf8(text, len);
-                    lxb.destroy_text(doc, text);
-                    stack[depth].total += weight;
-                    if (link == SIZE_MAX)
-                        stack[depth].free += weight;
-                }
+                int64_t weight = text_weight(cur, doc);
+                stack[depth].total += weight;
+                if (link == SIZE_MAX)
+                    stack[depth].free += weight;
             } else if (lxb.type(cur) == LXB_TYPE_ELEMENT) {
                 if (depth + 1 == depth_max) {
                     Frame *more = PyMem_RawRealloc(stack, 2 * depth_max * sizeof(Frame));
@@ -1108,7 +1129,7 @@ static PyObject *tree_weights(PyObject *self, PyObject *arg) {
                     depth_max *= 2;
                 }
                 stack[++depth] = (Frame){cur, 0, 0};
-                if (link == SIZE_MAX && tag == lxb_tag_a && (lxb.has_attribute(cur, (const uint8_t *)"href", 4) & 0xFF))
+                if (link == SIZE_MAX && is_link(cur, tag))
                     link = depth;
                 cur = lxb.first_child(cur);
                 continue;
@@ -1151,16 +1172,11 @@ static int64_t free_capped(void *node, int64_t cap, void *doc) {
         uintptr_t tag = lxb.tag_id(cur);
         void *down = NULL;
         if (tag == lxb_tag_text) {
-            size_t len = 0;
-            uint8_t *text = lxb.text_content(cur, &len);
-            if (text) {
-                free += weigh_utf8(text, len);
-                lxb.destroy_text(doc, text);
-                if (free > cap)
-                    return cap + 1;
-            }
+            free += text_weight(cur, doc);
+            if (free > cap)
+                return cap + 1;
         } else if (lxb.type(cur) == LXB_TYPE_ELEMENT
-                   && !(tag == lxb_tag_a && (lxb.has_attribute(cur, (const uint8_t *)"href", 4) & 0xFF))) {
+                   && !is_link(cur, tag)) {
             down = lxb.first_child(cur);
         }
         if (down) {
@@ -1189,15 +1205,9 @@ static PyObject *kid_frees(PyObject *self, PyObject *args) {
         return NULL;
     if (!lxb_bound)
         Py_RETURN_NONE;
-    void *node = PyLong_AsVoidPtr(ptr);
-    if (!node) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "no node");
+    void *doc, *node = node_of(ptr, &doc);
+    if (!node)
         return NULL;
-    }
-    void *doc = node;
-    for (void *up = lxb.parent(doc); up; up = lxb.parent(doc))
-        doc = up;
     PyObject *frees = PyList_New(0);
     if (!frees)
         return NULL;
@@ -1206,18 +1216,8 @@ static PyObject *kid_frees(PyObject *self, PyObject *args) {
         uintptr_t tag = lxb.tag_id(c);
         int element = lxb.type(c) == LXB_TYPE_ELEMENT;
         if (tag == lxb_tag_text || (element && tag == lxb_tag_a)) {
-            if (loose <= cap && !(tag == lxb_tag_a && (lxb.has_attribute(c, (const uint8_t *)"href", 4) & 0xFF))) {
-                if (tag == lxb_tag_text) {
-                    size_t len = 0;
-                    uint8_t *text = lxb.text_content(c, &len);
-                    if (text) {
-                        loose += weigh_utf8(text, len);
-                        lxb.destroy_text(doc, text);
-                    }
-                } else {
-                    loose += free_capped(c, cap, doc);
-                }
-            }
+            if (loose <= cap && !is_link(c, tag))
+                loose += tag == lxb_tag_text ? text_weight(c, doc) : free_capped(c, cap, doc);
             continue;
         }
         if (PyList_GET_SIZE(frees) == max_kids)

@@ -69,7 +69,7 @@ from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
 from ._native import speedups as _speedups  # None: the tags are scanned in numpy
-from .weights import HEADINGS, MAX_KIDS, _path, elements, kid_frees, nonblank, weigher
+from .weights import HEADINGS, MAX_KIDS, elements, in_copy, kid_frees, nonblank, weigher
 
 
 Extract = Literal["main", "body"]
@@ -321,7 +321,7 @@ class Extractor:
         Edges are lines, so weights are read exact up to three lines' length
         (``weights.kid_frees``) and in full only where the edges' total needs it."""
         body = tree.body
-        if body is None or _path(main, body) is None:  # inside a link: not in a copy without links
+        if body is None or not in_copy(main, body):  # inside a link: not in a copy without links
             return
         longest, in_bytes = self.main_edge_most, self.weigh_bytes
         node = main

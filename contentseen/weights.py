@@ -155,55 +155,30 @@ def _free(node, in_bytes: bool) -> int:
     """``node``'s weight outside the ``a[href]`` elements below it (it is none)."""
     if node.tag == "-comment" or node.tag is None:
         return 0
-    outer = [a for a in node.css("a[href]") if a.mem_id != node.mem_id and not _in_link(a.parent, node)]
+    outer = [a for a in node.css("a[href]") if a.mem_id != node.mem_id and in_copy(a.parent, node)]
     return chars(node, in_bytes) - sum(chars(a, in_bytes) for a in outer)
 
 
-def _in_link(node, top) -> bool:
-    """Whether ``node`` or an ancestor below ``top`` is an ``a[href]`` element."""
-    while node is not None and node.mem_id != top.mem_id:
-        if node.tag == "a" and "href" in node.attributes:
-            return True
-        node = node.parent
-    return False
-
-
-def weigher(tree: LexborHTMLParser, node, in_bytes: bool) -> Weigher | None:
-    """The weights of the elements of ``node``, the body of ``tree`` or an element in it; None
-    when ``node`` is not in a copy without links (inside a link), or the tree cannot be copied."""
-    body = tree.body
-    path = _path(node, body) if body is not None else None
-    if path is None:
-        return None
+def weigher(tree: LexborHTMLParser, body, in_bytes: bool) -> Weigher | None:
+    """The weights of the elements of ``tree``'s ``body`` (None when the tree cannot be copied)."""
     if in_bytes and _LEXBOR_BOUND and _speedups is not None:
-        return TreeWeights(_speedups.tree_weights(node.mem_id))
+        return TreeWeights(_speedups.tree_weights(body.mem_id))
     copy_tree = linkless_copy(tree)
     if copy_tree.body is None:
         return None
-    weights = CopyWeights(copy_tree, body, in_bytes)
-    copy = copy_tree.body
-    for step in path:
-        copy = _children(copy)[step]
-    weights._copies[node.mem_id] = copy
-    return weights
+    return CopyWeights(copy_tree, body, in_bytes)
 
 
-def _children(node) -> list:
-    """``elements`` without a limit."""
-    return [c for c in node.iter() if c.tag != "a"]
-
-
-def _path(node, body) -> list[int] | None:
-    """The indices in ``_children`` lists that lead from ``body`` down to ``node``; None if there
-    is no such way: ``node`` inside a link, or outside ``body``."""
-    path: list[int] = []
-    while node.mem_id != body.mem_id:
-        parent = node.parent
-        if parent is None or node.tag == "a":
-            return None
-        path.append([k.mem_id for k in _children(parent)].index(node.mem_id))
-        node = parent
-    return path[::-1]
+def in_copy(node, body) -> bool:
+    """Whether ``node`` is ``body`` or below it outside every ``a[href]`` element: in a copy of
+    the body without links."""
+    while node is not None:
+        if node.mem_id == body.mem_id:
+            return True
+        if node.tag == "a" and "href" in node.attributes:
+            return False
+        node = node.parent
+    return False
 
 
 def linkless_copy(tree: LexborHTMLParser) -> LexborHTMLParser:
