@@ -220,7 +220,8 @@ def _same_weights(table: Weigher, copies: Weigher, node) -> bool:
 
 def _bind_lexbor() -> bool:
     """Bind the C speedups to lexbor's functions in selectolax's extension; whether their weights
-    of ``_PROBE`` are a copy's (else the copy's way is taken: another lexbor's constants)."""
+    of ``_PROBE`` (``tree_weights``, ``kid_frees``) are Python's (else Python's way is taken:
+    another lexbor's constants)."""
     if _speedups is None:
         return False
     try:
@@ -233,7 +234,11 @@ def _bind_lexbor() -> bool:
     link = tree.css_first("a")
     _speedups.lexbor_bind(*addresses, tag_id(link.child.mem_id), tag_id(link.mem_id))
     copies = CopyWeights(linkless_copy(tree), tree.body, True)
-    return _same_weights(TreeWeights(_speedups.tree_weights(tree.body.mem_id)), copies, tree.body)
+    body = tree.body
+    capped = [_speedups.kid_frees(n.mem_id, cap, MAX_KIDS + 1) == kid_frees(n, elements(n), cap, True)
+              for n in (body, body.css_first("div")) for cap in (3, 1 << 62)]  # kid_frees in Python: not bound yet
+    return all(capped) and _same_weights(TreeWeights(_speedups.tree_weights(body.mem_id)), copies, body)
 
 
+_LEXBOR_BOUND = False
 _LEXBOR_BOUND = _bind_lexbor()
