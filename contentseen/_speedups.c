@@ -1047,16 +1047,26 @@ static inline size_t weights_slot(const Weights *w, uintptr_t key) {
     return i;
 }
 
+/* ``w``'s arrays, fresh and empty, of ``size`` slots (a power of two); -1 (none held) on no memory. */
+static int weights_alloc(Weights *w, size_t size) {
+    w->keys = PyMem_RawCalloc(size, sizeof(uintptr_t));
+    w->total = PyMem_RawMalloc(size * sizeof(int64_t));
+    w->free = PyMem_RawMalloc(size * sizeof(int64_t));
+    w->mask = size - 1;
+    if (w->keys && w->total && w->free)
+        return 0;
+    PyMem_RawFree(w->keys);
+    PyMem_RawFree(w->total);
+    PyMem_RawFree(w->free);
+    w->keys = NULL;
+    w->total = w->free = NULL;
+    return -1;
+}
+
 static int weights_grow(Weights *w) {
-    size_t size = (w->mask + 1) * 2;
-    Weights bigger = {PyMem_RawCalloc(size, sizeof(uintptr_t)), PyMem_RawMalloc(size * sizeof(int64_t)),
-                      PyMem_RawMalloc(size * sizeof(int64_t)), size - 1};
-    if (!bigger.keys || !bigger.total || !bigger.free) {
-        PyMem_RawFree(bigger.keys);  /* not weights_release: the struct itself is on the stack */
-        PyMem_RawFree(bigger.total);
-        PyMem_RawFree(bigger.free);
+    Weights bigger;
+    if (weights_alloc(&bigger, (w->mask + 1) * 2) < 0)
         return -1;
-    }
     for (size_t i = 0; i <= w->mask; i++)
         if (w->keys[i]) {
             size_t j = weights_slot(&bigger, w->keys[i]);
@@ -1101,13 +1111,7 @@ static PyObject *tree_weights(PyObject *self, PyObject *arg) {
     Weights *w = PyMem_RawCalloc(1, sizeof(Weights));
     size_t depth_max = 64, depth = 0, count = 0;
     Frame *stack = PyMem_RawMalloc(depth_max * sizeof(Frame));
-    if (w) {
-        w->mask = 1023;
-        w->keys = PyMem_RawCalloc(w->mask + 1, sizeof(uintptr_t));
-        w->total = PyMem_RawMalloc((w->mask + 1) * sizeof(int64_t));
-        w->free = PyMem_RawMalloc((w->mask + 1) * sizeof(int64_t));
-    }
-    if (!w || !stack || !w->keys || !w->total || !w->free)
+    if (!w || !stack || weights_alloc(w, 1024) < 0)
         goto nomem;
     size_t link = SIZE_MAX;  /* the depth of the outermost a[href] open, if any */
     stack[0] = (Frame){root, 0, 0};

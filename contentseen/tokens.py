@@ -11,8 +11,9 @@ Two definitions of a word:
   one letter); in scripts written without spaces between words (Chinese, Japanese, Thai, Lao,
   Khmer, Myanmar) each pair of neighbouring characters is a token. With ASCII words only, a
   Russian and a Japanese page that shared an English byline had the same fingerprint, and a
-  page of dates and version numbers had none. ``hashed_tokens`` gives the same tokens, and ``word_sequence``'s words, as arrays of
-  their hashes, by the C scan where it is built (``contentseen/_speedups.c``).
+  page of dates and version numbers had none. ``hashed_tokens`` gives the same tokens, and
+  ``word_sequence``'s words, as arrays of their hashes, by the C scan where it is built
+  (``contentseen/_speedups.c``).
 """
 
 from __future__ import annotations
