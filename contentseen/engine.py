@@ -94,21 +94,28 @@ class Engine:
         return {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
 
     def check(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Match | None:
-        """The store's ``check_and_add`` for a fingerprinted page; given the page's ``second``
-        look and no match of the page as it is, first a lookup of the second look, whose match
-        on another host is the answer, with the lines left out (``Match.template_lines``) and
-        nothing stored. (A host's template is what it adds to another's pages: two pages of one
-        host both show it, and are compared as they are; without it, two pages of a site that
-        differ in little but their own menus and sidebars would look alike.) In the caller's
-        thread."""
-        if second is not None:
-            match = self.store.lookup(page.fingerprint, page=page.page, **self._limit(page))
-            if match is not None:  # what check_and_add would answer, storing nothing
+        """The store's ``check_and_add`` for a fingerprinted page. Before it, when the page is
+        a sliver with a fingerprint of its block ``alone`` or has a ``second`` look, lookups,
+        storing nothing: the page as it is (what ``check_and_add`` would answer), then its block
+        alone (``Match.alone``: its copy stored before a mirror's additions made it a sliver),
+        then the second look, whose match on another host is the answer, with the lines left
+        out (``Match.template_lines``). (A host's template is what it adds to another's pages:
+        two pages of one host both show it, and are compared as they are; without it, two pages
+        of a site that differ in little but their own menus and sidebars would look alike.) In
+        the caller's thread."""
+        limit = self._limit(page)
+        if second is not None or page.alone is not None:
+            match = self.store.lookup(page.fingerprint, page=page.page, **limit)
+            if match is None and page.alone is not None:
+                match = self.store.lookup(page.alone, page=page.page, **limit)
+                match = match and replace(match, alone=True)
+            if match is not None:
                 return match
+        if second is not None:
             match = self.store.lookup(second.page.fingerprint, page=second.page.page, **self._limit(second.page))
             if match is not None and match.distance <= SECOND_LOOK_DISTANCE and _host(match.url) != _host(url):
                 return replace(match, template_lines=second.lines)
-        return self.store.check_and_add(page.fingerprint, url, page=page.page, **self._limit(page))
+        return self.store.check_and_add(page.fingerprint, url, page=page.page, **limit)
 
     def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None,
                     url: str = "") -> tuple[PageFingerprints, SecondLook | None]:

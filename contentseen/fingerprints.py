@@ -61,6 +61,14 @@ EXTRACTION_VERSION = 11
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short
 # pages beside a 200-link menu within distance 3; 1: 3 false drops on SQLite; 2: none of either).
 SLIVER_WHOLE_WEIGHT = 2.0
+# A sliver page whose block holds at least this share of its text is looked up by the block's own
+# fingerprint too (``PageFingerprints.alone``; never stored): a mirror's banner and footer around
+# a short page (a fifth to a third of its text) make its copy a sliver, whose content fingerprint
+# counts the whole text, while the page itself was stored by its block alone. Only a block of
+# ALONE_WORDS content words or more: a tagline or a line of notice, the block of many pages of
+# links, is no evidence (SQLite's syntax pages, whose block is the site's 5-word motto).
+ALONE_SHARE = 0.1
+ALONE_WORDS = 20
 MAX_FEATURES = 1 << 24  # table rows: 16.8M x 8 bytes a 64-bit word (128 MiB at 64 bits)
 MAX_MIN_WORDS = 100_000
 # The whole-page fingerprint: 64 bits, hashed features, the built-in table, any-script tokens.
@@ -192,6 +200,9 @@ class PageFingerprints:
     exact: bool = False
     sliver: bool = False
     share: float = 1.0
+    # a sliver page's content fingerprint of its block alone, as a page that is none would have
+    # it (``ALONE_SHARE``): looked up, never stored
+    alone: int | None = None
 
     def hex(self, bits: int) -> str | None:
         """The content fingerprint as fixed-width hex, or None."""
@@ -205,7 +216,8 @@ def same_page(a: PageFingerprints, b: PageFingerprints, scheme: "Scheme") -> boo
     the page fingerprint of each)."""
     if a.fingerprint is None or b.fingerprint is None:
         return False
-    if (a.fingerprint ^ b.fingerprint).bit_count() > scheme.distance:
+    if (a.fingerprint ^ b.fingerprint).bit_count() > scheme.distance and (
+            b.alone is None or (a.fingerprint ^ b.alone).bit_count() > scheme.distance):
         return False
     return a.page is None or b.page is None or (a.page ^ b.page).bit_count() <= scheme.page_limit(b)
 
@@ -398,18 +410,19 @@ class PageFingerprinter:
                 and not (texts.sliver or content_of.sliver or content_of.exact)):
             return replace(content_of, page=self._page_fingerprint(self._tokens(texts.whole), tokens), share=texts.share)
         words = self._words(content, tokens)
-        whole_tokens = None
+        whole_tokens = alone = None
         if texts.sliver:
             whole_tokens = self._tokens(texts.whole)  # counted once: the whole-page fingerprint's too
             fingerprint, n = self._simhash(self._rows, words, whole=self._words(texts.whole, whole_tokens))
+            if fingerprint is not None and texts.share >= ALONE_SHARE and n >= ALONE_WORDS:
+                alone = self._simhash(self._rows, words, self._sequence(content, tokens))[0]
         else:
-            sequence = tokens.sequence if isinstance(tokens, HashedTokens) else self.words.sequence(content)
-            fingerprint, n = self._simhash(self._rows, words, sequence)
+            fingerprint, n = self._simhash(self._rows, words, self._sequence(content, tokens))
         if fingerprint is not None:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
-                                    sliver=texts.sliver, share=texts.share)
+                                    sliver=texts.sliver, share=texts.share, alone=alone)
         whole = " ".join(texts.whole.split())
         if not whole:
             return PageFingerprints(None, 0, 0)
@@ -422,6 +435,10 @@ class PageFingerprinter:
         features (the same fingerprints in half the time), else ``token_counts``."""
         tokens = hashed_tokens(text) if self._scan else None
         return token_counts(text) if tokens is None else tokens
+
+    def _sequence(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> Sequence[bytes] | np.ndarray:
+        """The words of ``text`` in order, for their pairs (``_simhash``)."""
+        return tokens.sequence if isinstance(tokens, HashedTokens) else self.words.sequence(text)
 
     def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> Mapping[bytes, int] | HashedTokens:
         """The words stage's counts of ``text`` from its ``tokens``."""

@@ -357,6 +357,9 @@ class ContentSeenMiddleware:
         if match.template_lines:
             self.stats.inc_value("contentseen/dropped/template")
             evidence += f"; without {match.template_lines} line(s) of its host's template"
+        if match.alone:
+            self.stats.inc_value("contentseen/dropped/block_alone")
+            evidence += "; by its content block alone"
         logger.info(
             "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)%s",
             response.url, match.url, match.distance, page.hex(self.bits), evidence,

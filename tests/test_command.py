@@ -114,6 +114,15 @@ def test_explain_two_files(tmp_path):
     assert "content distance 3 (drop at <= 3)" in out
     assert "whole-page distance 10 (drop at <= 8, B's content being 48% of its text)" in out
     assert "decision: B is kept: content near (3) but the whole pages differ (10 > 8)" in out
+    # a copy made a sliver by a mirror's lines is dropped by its content block alone
+    from test_sliver_crawl import note
+
+    a.write_text(note(3, False))
+    b.write_text(note(3, True))
+    code, out, err = cli("explain", str(a), str(b))
+    assert code == 0, err
+    assert out.count("its content block alone: fingerprint") == 1 and ", of B's content block alone 0" in out
+    assert "decision: B is dropped as a near-duplicate of A: content (B's block alone) within 3" in out
 
 
 @pytest.mark.parametrize("sub", ["info", "find", "export", "import", "delete", "prune", "reset", "explain"])

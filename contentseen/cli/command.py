@@ -210,15 +210,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
         how = (" (exact: fewer than the minimum)" if page.exact else
                " (a sliver of the page: its whole text counts in the content fingerprint too)" if page.sliver else "")
         print(f"  fingerprint {page.hex(scheme.bits)}, whole page {page.page:016x}, {page.word_count} content words{how}")
+        if page.alone is not None:
+            print(f"  its content block alone: fingerprint {page.alone:0{(scheme.bits + 3) // 4}x} (looked up too: "
+                  f"the block holds {page.share:.0%} of the text)")
         seen.append((name, page))
     (a_name, a), (b_name, b) = seen
     d, pd = (a.fingerprint ^ b.fingerprint).bit_count(), (a.page ^ b.page).bit_count()
+    alone = "" if b.alone is None else f", of B's content block alone {(a.fingerprint ^ b.alone).bit_count()}"
     limit = scheme.page_limit(b)
     minor = f", B's content being {b.share:.0%} of its text" if limit < scheme.page_distance else ""
-    print(f"content distance {d} (drop at <= {scheme.distance}), whole-page distance {pd} "
+    print(f"content distance {d}{alone} (drop at <= {scheme.distance}), whole-page distance {pd} "
           f"(drop at <= {limit}{minor})")
     if same_page(a, b, scheme):
-        print(f"decision: B is dropped as a near-duplicate of A: content within {scheme.distance} and whole page "
+        by = " (B's block alone)" if d > scheme.distance else ""
+        print(f"decision: B is dropped as a near-duplicate of A: content{by} within {scheme.distance} and whole page "
               f"within {limit}")
     elif d > scheme.distance:
         print(f"decision: B is kept: its content differs ({d} > {scheme.distance})")

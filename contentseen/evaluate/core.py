@@ -60,6 +60,7 @@ class PairResult:
     page_a: int | None = None  # page A's whole-page fingerprint
     page_distance: int | None = None  # of the whole-page fingerprints
     page_limit_a: int | None = None  # page A's own page distance, when it is checked (Scheme.page_limit)
+    alone_a: int | None = None  # page A's fingerprint of its block alone (PageFingerprints.alone)
     b: PageFingerprints | None = None  # page B's fingerprints
 
 
@@ -247,7 +248,7 @@ def evaluate(
             dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
             page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
             results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
-                                      same_page(a, b, scheme), a.page, page_dist, scheme.page_limit(a), b))
+                                      same_page(a, b, scheme), a.page, page_dist, scheme.page_limit(a), a.alone, b))
         if progress and (n % 50 == 0 or n == total):
             progress(n, total)
     if not results:
@@ -345,7 +346,9 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
                     learner.looked(host)
             limit = scheme.page_limit(b)
             match = store.lookup(b.fingerprint, b.page, page_distance=limit)
-            if match is not None:  # the page as it is matches: the engine answers with that, not this
+            if match is None and b.alone is not None:
+                match = store.lookup(b.alone, b.page, page_distance=limit)
+            if match is not None:  # the page as it is (or its block alone) matches: the engine answers with that, not this
                 if not match.url.startswith(_B):
                     learner.copies(host)  # as Engine.judge
                 continue
@@ -371,7 +374,7 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
     against another page of host A than their pair's are counted the same way (``b/`` before
     their keys), a labelled copy by the better of its own Jaccard and its own page's on A."""
     seconds = seconds or {}
-    fps = sorted((r.key, r.fp_a, r.page_a, r.page_limit_a) for r in results if r.fp_a is not None)
+    fps = sorted((r.key, r.fp_a, r.page_a, r.page_limit_a, r.alone_a) for r in results if r.fp_a is not None)
     info = {"pages": len(results), "fingerprinted": len(fps), "dropped": 0, "false": 0, "cases": [],
             "template_dropped": 0, "by_own_page": 0}
     store = _memory_store(scheme)
@@ -393,8 +396,11 @@ def within_host(pairset: PairSet, results: list[PairResult], scheme: Scheme, low
             info["false"] += 1
             info["cases"].append({"a": match_url, "b": key, "distance": distance, "jaccard": round(j, 4)})
 
-    for key, fp, page, limit in fps:
-        match = store.check_and_add(fp, key, page, page_distance=limit)
+    for key, fp, page, limit, alone in fps:
+        match = None
+        if alone is not None:  # as Engine.check: the page as it is, then its block alone, looked up first
+            match = store.lookup(fp, page, page_distance=limit) or store.lookup(alone, page, page_distance=limit)
+        match = match or store.check_and_add(fp, key, page, page_distance=limit)
         if match is not None:
             dropped(key, match.url, match.distance)
     copies = {p.key for p in pairset.pairs if p.label in DUPLICATE_LABELS}

@@ -38,6 +38,8 @@ class Match:
     page_distance: int | None = None
     # found by the engine's second look: lines of the page's host template left out (templates)
     template_lines: int = 0
+    # found by the fingerprint of the page's content block alone (a sliver page's: ``alone``)
+    alone: bool = False
 
 
 class Entry(NamedTuple):
