@@ -10,7 +10,10 @@ fingerprint (a 64-bit SimHash of all its visible text, menus included). A page i
 only when both agree (``same_page``): content extraction picks a block by markup, and on a
 markup it misreads (a table of contents narrowed to its site's tagline) unrelated pages got the
 same content fingerprint; their whole texts still differ. A page whose content is under half its
-visible text needs its whole page closer (``Scheme.page_limit``). A page with fewer than ``min_words``
+visible text needs its whole page closer (``Scheme.page_limit``). A page whose content block is a
+*sliver* of its text (``text``) counts its whole text in its content fingerprint too; when the
+block still holds a tenth of the text in 20 words or more, the block's own fingerprint is looked
+up beside it (``PageFingerprints.alone``). A page with fewer than ``min_words``
 content words is fingerprinted *exactly*: both fingerprints are a hash of its whole text
 (whitespace collapsed), so only copies of that text match it (soft-404s, empty baskets, login
 walls), never another near-empty page.
