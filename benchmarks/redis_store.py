@@ -6,6 +6,7 @@ what crawlers racing on the same pages keep.
     python3 benchmarks/redis_store.py --size 300k      # a quick run
     python3 benchmarks/redis_store.py --skip-baseline  # without the one-table-per-block server
     python3 benchmarks/redis_store.py --shards 3,6     # clusters of 3 and of 6 primaries
+    python3 benchmarks/redis_store.py --batch 1,8,32   # throughput with checks sent that many at a time
 
 Servers: a throwaway ``redis-server`` and a cluster of each size (``redis-cli --cluster create``) on
 loopback ports, no persistence (tests/redis_server.py), default settings otherwise. Stores: the
@@ -24,7 +25,10 @@ within 3: dropped). Throughput: ``--clients`` processes released together, each 
 ``--checks`` check_and_adds, 80% new pages and 20% near copies; server CPU is the growth of
 ``used_cpu_user + used_cpu_sys`` over all nodes, per check, and ``capacity`` what the nodes
 could serve with a core each (nodes / server CPU per check) -- the clients and the servers share
-this machine's cores, so the measured checks/s is bounded by the clients' CPU. Races: the
+this machine's cores, so the measured checks/s is bounded by the clients' CPU. With ``--batch``,
+the throughput is measured again for each batch size: every client sends its checks that many
+at a time (``check_many``, what the middleware's store thread sends when that many pages wait
+for it); latencies are then a batch's. Races: the
 processes check the same new pages (identical content and page) in their own orders: an
 identical page kept by two is a leak; then groups of 8 near copies (every pair within 3) with
 far pages: a group kept more than once is a near leak. The window in which a racing near copy on the cluster may be
@@ -51,7 +55,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from common import parse_size, print_table  # noqa: E402
-from contentseen.stores import open_store  # noqa: E402
+from contentseen.stores import Query, open_store  # noqa: E402
 from contentseen.stores.redis_wire import key_slot  # noqa: E402
 
 K, BITS, PAGE_K = 3, 64, 10
@@ -114,21 +118,26 @@ def percentiles(lat: list[float]) -> str:
 # ------------------------------------------------------------------ client processes
 
 
-def worker(url: str, prefix: str, expected: int, ops: list, tag: str, barrier, queue) -> None:
-    """Check ``ops`` ((fingerprint, page, kind)) once released: latencies by kind, CPU, kept."""
+def worker(url: str, prefix: str, expected: int, ops: list, tag: str, barrier, queue, batch: int = 1) -> None:
+    """Check ``ops`` ((fingerprint, page, kind)) once released, ``batch`` at a time (1:
+    ``check_and_add``, else ``check_many``): latencies by kind (a batch's), CPU, kept."""
     try:
         store = open_bench(url, prefix, expected)
         lat: dict[str, list[float]] = {"new": [], "near": []}
         kept = []
+        queries = [Query(fp, f"http://{tag}/{i}", page) for i, (fp, page, _) in enumerate(ops)]
         barrier.wait()
         usage = resource.getrusage(resource.RUSAGE_SELF)
         cpu0 = usage.ru_utime + usage.ru_stime
         clock = time.perf_counter
-        for i, (fp, page, kind) in enumerate(ops):
+        for lo in range(0, len(ops), batch):
             t = clock()
-            match = store.check_and_add(fp, f"http://{tag}/{i}", page)
-            lat[kind].append(clock() - t)
-            kept.append(match is None)
+            matches = ([store.check_and_add(*queries[lo])] if batch == 1
+                       else store.check_many(queries[lo : lo + batch]))
+            took = clock() - t
+            for (_, _, kind), match in zip(ops[lo : lo + batch], matches):
+                lat[kind].append(took)
+                kept.append(match is None)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         store.close()
         queue.put((tag, lat, usage.ru_utime + usage.ru_stime - cpu0, kept))
@@ -136,11 +145,11 @@ def worker(url: str, prefix: str, expected: int, ops: list, tag: str, barrier, q
         queue.put((tag, repr(exc), 0.0, []))
 
 
-def run_clients(url: str, prefix: str, expected: int, op_lists: list[list], clients) -> dict:
+def run_clients(url: str, prefix: str, expected: int, op_lists: list[list], clients, batch: int = 1) -> dict:
     """One process per list, released together; wall time, latencies, CPU, server CPU, kept."""
     ctx = mp.get_context("spawn")
     barrier, queue = ctx.Barrier(len(op_lists) + 1), ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(url, prefix, expected, ops, f"p{i}", barrier, queue))
+    procs = [ctx.Process(target=worker, args=(url, prefix, expected, ops, f"p{i}", barrier, queue, batch))
              for i, ops in enumerate(op_lists)]
     for p in procs:
         p.start()
@@ -206,14 +215,14 @@ def latency(store, fps, pages, rng: random.Random, count: int) -> dict:
     return dict(new=percentiles(lat["new"]), near=percentiles(lat["near"]))
 
 
-def throughput(url, prefix, expected, fps, pages, clients, args, rng: random.Random) -> dict:
+def throughput(url, prefix, expected, fps, pages, clients, args, rng: random.Random, batch: int = 1) -> dict:
     lists = []
     for _ in range(args.clients):
         ops = [(rng.getrandbits(64), rng.getrandbits(64), "new") for _ in range(args.checks * 4 // 5)]
         ops += near_ops(fps, pages, args.checks - len(ops), rng)
         rng.shuffle(ops)
         lists.append(ops)
-    got = run_clients(url, prefix, expected, lists, clients)
+    got = run_clients(url, prefix, expected, lists, clients, batch)
     checks = args.clients * args.checks
     wrong = sum(kept != (kind == "new") for ops, result in zip(lists, got["kept"])
                 for (_, _, kind), kept in zip(ops, result))
@@ -223,13 +232,13 @@ def throughput(url, prefix, expected, fps, pages, clients, args, rng: random.Ran
                 server_us=server_us, capacity=len(clients) / server_us * 1e6, wrong=wrong)
 
 
-def races(url, prefix, expected, clients, args, seed: int) -> dict:
+def races(url, prefix, expected, clients, args, seed: int, batch: int = 1) -> dict:
     from store_helpers import near_groups, shuffled_copies, with_far_pages
 
     rng = random.Random(seed)
     same = [(rng.getrandbits(64), rng.getrandbits(64), "new") for _ in range(args.race_pages)]
     lists = shuffled_copies(same, args.clients, seed)
-    got = run_clients(url, prefix + ":same", expected, lists, clients)
+    got = run_clients(url, prefix + f":same{batch}", expected, lists, clients, batch)
     kept_by: dict[tuple, int] = {}
     for ops, result in zip(lists, got["kept"]):
         for op, kept in zip(ops, result):
@@ -238,7 +247,7 @@ def races(url, prefix, expected, clients, args, seed: int) -> dict:
     groups = with_far_pages(near_groups(BITS, K, args.race_groups, seed), 2, PAGE_K, seed)
     ops = [(fp, page, "new") for group in groups for fp, page in group]
     lists = shuffled_copies(ops, args.clients, seed + 1)
-    got = run_clients(url, prefix + ":near", expected, lists, clients)
+    got = run_clients(url, prefix + f":near{batch}", expected, lists, clients, batch)
     group_of = {(fp, page): g for g, group in enumerate(groups) for fp, page in group}
     per_group = [0] * len(groups)
     for ops_list, result in zip(lists, got["kept"]):
@@ -265,9 +274,11 @@ def main(argv=None) -> None:
     ap.add_argument("--race-groups", type=int, default=60, help="groups of near copies raced by the clients")
     ap.add_argument("--skip-baseline", action="store_true", help="no one-table-per-block server store")
     ap.add_argument("--shards", default="3", help="comma-separated primaries of the clusters measured (default 3)")
+    ap.add_argument("--batch", default="1", help="comma-separated batch sizes of the throughput and races (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     shards = [int(n) for n in args.shards.split(",")]
+    batches = [int(b) for b in args.batch.split(",")]
     n = parse_size(args.size)
     expected = parse_size(args.expected) if args.expected else n
     start = time.perf_counter()
@@ -301,14 +312,17 @@ def main(argv=None) -> None:
                 row.update({f"one_{k}": v for k, v in latency(store, fps, pages, rng, args.latency).items()})
                 store.close()
                 print(f"   one client: new {row['one_new']} us, near {row['one_near']} us (p50 / p99)", flush=True)
-                row.update(throughput(url, prefix, exp, fps, pages, clients, args, rng))
-                assert row["wrong"] == 0, f"{row['wrong']} checks kept a near copy or dropped a new page"
-                print(f"   {args.clients} clients: {row['checks_s']:,.0f} checks/s; server {row['server_us']:.0f} us "
-                      f"CPU/check, capacity {row['capacity']:,.0f}/s", flush=True)
-                rows.append(row)
-                if prefix == "bench":
-                    race_rows.append(dict(store=name, **races(url, prefix, exp, clients, args, args.seed)))
-                    print(f"   races: identical leaks {race_rows[-1]['identical']}; near {race_rows[-1]['near']}", flush=True)
+                for batch in batches:
+                    row = dict(row, batch=batch, **throughput(url, prefix, exp, fps, pages, clients, args, rng, batch))
+                    assert row["wrong"] == 0, f"{row['wrong']} checks kept a near copy or dropped a new page"
+                    print(f"   {args.clients} clients, batches of {batch}: {row['checks_s']:,.0f} checks/s; server "
+                          f"{row['server_us']:.0f} us CPU/check, capacity {row['capacity']:,.0f}/s", flush=True)
+                    rows.append(row)
+                    if prefix == "bench":
+                        race_rows.append(dict(store=name, batch=batch,
+                                              **races(url, prefix, exp, clients, args, args.seed, batch)))
+                        print(f"   races: identical leaks {race_rows[-1]['identical']}; near {race_rows[-1]['near']}",
+                              flush=True)
             costs = call_costs(server_clients[0])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -316,18 +330,20 @@ def main(argv=None) -> None:
     print_table([{**r, "load": f"{r['load_s']:.0f} s ({r['load_rate'] / 1e3:.1f}k/s)", "bytes_fp": f"{r['bytes_fp']:.0f}",
                   "checks_s": f"{r['checks_s']:,.0f}", "client_us": f"{r['client_us']:.0f}",
                   "server_us": f"{r['server_us']:.0f}", "capacity": f"{r['capacity']:,.0f}"} for r in rows],
-                [("store", "store"), ("tables", "tables"), ("load", "load"), ("bytes_fp", "B/fp"),
+                [("store", "store"), ("batch", "batch"), ("tables", "tables"), ("load", "load"), ("bytes_fp", "B/fp"),
                  ("cand", "cand/q (formula)"), ("cand_100M", "cand/q @100M"), ("nodes", "nodes/check"), ("one_new", "1 client new p50/p99 µs"),
                  ("one_near", "1 client near p50/p99 µs"), ("checks_s", "checks/s"), ("new", "new p50/p99 µs"),
                  ("near", "near p50/p99 µs"), ("client_us", "client CPU µs/check"),
                  ("server_us", "server CPU µs/check"), ("capacity", "capacity checks/s")])
-    s = rows[len(shards)]
-    for c in rows[: len(shards)]:
-        print(f"\n{c['store']} / one server: measured checks/s {c['checks_s'] / s['checks_s']:.2f}x; "
-              f"capacity (a core a node) {c['capacity'] / s['capacity']:.2f}x")
+    server = {r["batch"]: r for r in rows if r["store"] == "one server"}
+    for c in rows[: len(shards) * len(batches)]:
+        s, one = server[c["batch"]], server[batches[0]]
+        print(f"\n{c['store']}, batches of {c['batch']} / one server, same batches (/ batches of {batches[0]}): "
+              f"measured checks/s {c['checks_s'] / s['checks_s']:.2f}x ({c['checks_s'] / one['checks_s']:.2f}x); "
+              f"capacity (a core a node) {c['capacity'] / s['capacity']:.2f}x ({c['capacity'] / one['capacity']:.2f}x)")
     print(f"\none server's CPU: a round trip {costs['round_trip']:.1f} µs, an HGET in a pipeline of 10 "
           f"{costs['hget']:.1f} µs, a script call in a pipeline of 10 {costs['script']:.1f} µs")
-    print_table(race_rows, [("store", "store"), ("identical", "identical pages kept twice"),
+    print_table(race_rows, [("store", "store"), ("batch", "batch"), ("identical", "identical pages kept twice"),
                             ("near", "near groups kept more than once")])
     print(f"\n(total {time.perf_counter() - start:.0f} s; load average at the end {os.getloadavg()[0]:.1f})")
 

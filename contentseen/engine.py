@@ -15,7 +15,7 @@ from typing import Callable, Literal
 from urllib.parse import urlsplit
 
 from .fingerprints import PageFingerprints, PageFingerprinter
-from .stores import FingerprintStore, Match, StoreError
+from .stores import FingerprintStore, Match, Query, StoreError
 from .templates import HostTemplates, page_lines, without
 from .text import PageText, decode_html
 
@@ -116,6 +116,14 @@ class Engine:
             if match is not None and match.distance <= SECOND_LOOK_DISTANCE and _host(match.url) != _host(url):
                 return replace(match, template_lines=second.lines)
         return self.store.check_and_add(page.fingerprint, url, page=page.page, **limit)
+
+    def query(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Query | None:
+        """The page's ``check`` as one query of the store's ``check_many`` (checks batched), when
+        nothing is looked up before it (no ``second`` look, no block ``alone``) and the store
+        takes a page distance per page; else None (``check`` asks the store)."""
+        if second is not None or page.alone is not None or not self._page_limits:
+            return None
+        return Query(page.fingerprint, url, page.page, self._limit(page).get("page_distance"))
 
     def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None,
                     url: str = "") -> tuple[PageFingerprints, SecondLook | None]:

@@ -31,8 +31,8 @@ from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, fc
 from .engine import REVISITS, Decision, Engine
 from .errors import ContentSeenError, one_line, report_startup_error
 from .settings import (
-    duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting, store_location,
-    templates_wanted,
+    batch_setting, duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting,
+    store_location, templates_wanted,
 )
 from .signals import page_decided
 from .stores import FingerprintStore, StoreError, display_url, open_store_from_settings
@@ -118,6 +118,7 @@ class ContentSeenMiddleware:
                                                  scheme.page_distance),
                 timeout=seconds_setting(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0),
                 failures=3, cooldown=seconds_setting(settings, "CONTENTSEEN_STORE_COOLDOWN", 10.0),
+                batch=batch_setting(settings),
             )
         except ContentSeenError as exc:  # its message names the store: never its password
             raise ContentSeenError(str(exc).replace(url, display_url(url))) from None
@@ -202,16 +203,23 @@ class ContentSeenMiddleware:
 
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         """Close as ``close`` does, awaited: a frozen store holds up no other crawl's reactor."""
-        self.stats.set_value("contentseen/store_seconds", self.worker.busy)
+        self._store_stats()
         self._release_blas()
         await self.worker.aclose(self._closing_steps())
 
     def close(self) -> None:
         """Discard the pages still in flight (none will be delivered now), close the journal,
         then the store, in the store's thread (waiting at most 4 x the call timeout)."""
-        self.stats.set_value("contentseen/store_seconds", self.worker.busy)
+        self._store_stats()
         self._release_blas()
         self.worker.close(self._closing_steps())
+
+    def _store_stats(self) -> None:
+        worker = self.worker
+        self.stats.set_value("contentseen/store_seconds", worker.busy)
+        if worker.batches:
+            self.stats.set_value("contentseen/store_batches", worker.batches)
+            self.stats.set_value("contentseen/store_batched_checks", worker.batched)
 
     def _release_blas(self) -> None:
         if self._blas_held:
@@ -255,14 +263,20 @@ class ContentSeenMiddleware:
         if self._closing:  # CONTENTSEEN_ON_STORE_ERROR=stop: nothing checked any more
             return Decision("store_error", page, reason="the spider is closing after a store error"), None
         key = None
+        # a page that needs no lookup first is checked with the others queued beside it (check_many)
+        query = self.engine.query(url, page, decision.second)
         try:
             if self.deliveries is None:
-                match = await self.worker.call(self.engine.check, url, page, decision.second)
+                match = await (self.worker.check(query) if query is not None
+                               else self.worker.call(self.engine.check, url, page, decision.second))
             else:
                 key = self.deliveries.new_key()
                 pending = Pending(page.fingerprint, page.page, url, time.time())
-                check = partial(self.engine.check, url, page, decision.second)
-                match = await self.worker.call(journaled_check, check, self.journal, key, pending)
+                if query is not None:
+                    match = await self.worker.check(query, partial(self.journal.begin, key, pending))
+                else:
+                    check = partial(self.engine.check, url, page, decision.second)
+                    match = await self.worker.call(journaled_check, check, self.journal, key, pending)
         except StoreSkipped as exc:  # not called: nothing journaled, nothing stored
             return Decision("store_error", page, reason=str(exc), skipped=True), None
         except StoreError as exc:  # stored or not: in flight as if kept, discarded unless delivered

@@ -13,6 +13,7 @@ from scrapy.utils.project import data_path
 
 from .errors import ContentSeenError, load_subclass
 from .fingerprints import Scheme, Weighting
+from .stores.worker import DEFAULT_BATCH
 from .text import Extractor
 from .tokens import Words
 
@@ -70,6 +71,18 @@ def seconds_setting(settings: BaseSettings, name: str, default: float) -> float:
         value = -1.0
     if not 0.1 <= value <= 3600:
         raise ContentSeenError(f"{name}: {settings.get(name)!r} is not a number of seconds in 0.1..3600")
+    return value
+
+
+def batch_setting(settings: BaseSettings) -> int:
+    """CONTENTSEEN_STORE_BATCH: the most checks the store is asked at once, 1..1000."""
+    name = "CONTENTSEEN_STORE_BATCH"
+    try:
+        value = settings.getint(name, DEFAULT_BATCH)
+    except (TypeError, ValueError):
+        value = 0
+    if not 1 <= value <= 1000:
+        raise ContentSeenError(f"{name}: {settings.get(name)!r} is not a whole number in 1..1000")
     return value
 
 

@@ -8,7 +8,7 @@ import random
 import time
 from typing import Callable, NamedTuple, Sequence
 
-from contentseen.stores import FingerprintStore, open_store
+from contentseen.stores import FingerprintStore, Query, open_store
 
 IDENTITY = {"bits": "64", "features": "f1", "table": "t1", "stopwords": "s1", "extract": "main/v1"}
 Op = int | tuple[int, int | None]
@@ -79,21 +79,11 @@ def check_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int
     for i, op in enumerate(ops):
         fp, page = fp_page(op)
         url = f"http://example.test/{i}"
-        expected, content_near = None, False
-        for s, p, u in kept:
-            d = (fp ^ s).bit_count()
-            pd = None if page is None or p is None or page_k is None else (page ^ p).bit_count()
-            content_near |= d <= k
-            if d <= k and (pd is None or pd <= page_k) and (expected is None or d < expected[2]):
-                expected = (s, u, d, pd)
+        expected, content_near = _expected(kept, fp, page, k, page_k)
         looked = store.lookup(fp, page)
         match = store.check_and_add(fp, url, page)
         for got in (looked, match):
-            if expected is None:
-                assert got is None, (i, hex(fp), got)
-            else:
-                assert got is not None, (i, hex(fp), expected)
-                assert (got.fingerprint, got.url, got.distance, got.page_distance) == expected, (i, got, expected)
+            _same(got, expected, i, fp)
         if match is None:
             kept.append((fp, None if page_k is None else page, url))
             kept_on_page += content_near
@@ -101,6 +91,56 @@ def check_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int
             dropped += 1
     assert len(store) == len(kept)
     return Outcome(dropped, kept_on_page)
+
+
+def check_many_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int, page_k: int | None = None,
+                                   seed: int = 0, most: int = 24) -> int:
+    """``ops`` through ``check_many`` in batches of 1 to ``most``: every answer as the brute-force
+    scan gives it for the ops checked one after another (a batch's own earlier ops included);
+    how many were dropped by an earlier op of their own batch."""
+    rng = random.Random(seed)
+    kept: list[tuple[int, int | None, str]] = []
+    i = by_batch = 0
+    while i < len(ops):
+        batch = ops[i : i + rng.randint(1, most)]
+        queries, wanted = [], []
+        for j, op in enumerate(batch, i):
+            fp, page = fp_page(op)
+            url = f"http://example.test/{j}"
+            expected = _expected(kept, fp, page, k, page_k)[0]
+            wanted.append(expected)
+            queries.append(Query(fp, url, page))
+            if expected is None:
+                kept.append((fp, None if page_k is None else page, url))
+            elif int(expected[1].rsplit("/", 1)[1]) >= i:
+                by_batch += 1
+        for j, (got, expected, query) in enumerate(zip(store.check_many(queries), wanted, queries), i):
+            _same(got, expected, j, query.fingerprint)
+        i += len(batch)
+    assert len(store) == len(kept)
+    return by_batch
+
+
+def _expected(kept: list[tuple[int, int | None, str]], fp: int, page: int | None, k: int,
+              page_k: int | None) -> tuple[tuple | None, bool]:
+    """The brute force's answer for a check after ``kept``: (fingerprint, url, distance, page
+    distance) of the earliest at the least distance, or None; and whether any content was near."""
+    expected, content_near = None, False
+    for s, p, u in kept:
+        d = (fp ^ s).bit_count()
+        pd = None if page is None or p is None or page_k is None else (page ^ p).bit_count()
+        content_near |= d <= k
+        if d <= k and (pd is None or pd <= page_k) and (expected is None or d < expected[2]):
+            expected = (s, u, d, pd)
+    return expected, content_near
+
+
+def _same(got, expected: tuple | None, i: int, fp: int) -> None:
+    if expected is None:
+        assert got is None, (i, hex(fp), got)
+    else:
+        assert got is not None, (i, hex(fp), expected)
+        assert (got.fingerprint, got.url, got.distance, got.page_distance) == expected, (i, got, expected)
 
 
 def fake_clock(monkeypatch, start: float = 1_700_000_000.0) -> list[float]:
@@ -235,39 +275,44 @@ def with_far_pages(groups: list[list[int]], n: int, page_k: int, seed: int) -> l
 
 
 def race_worker(url: str, bits: int, k: int, ops: list[Op], tag: str, options: dict,
-                start: Callable[[], object] | None = None) -> list[tuple[Op, bool]]:
-    """Open the store, (wait at ``start``), check-and-add ``ops``: [(op, kept)]."""
+                start: Callable[[], object] | None = None, batch: int = 0) -> list[tuple[Op, bool]]:
+    """Open the store, (wait at ``start``), check-and-add ``ops`` (``batch`` > 0: by
+    ``check_many``, that many at a time): [(op, kept)]."""
     store = open_store(url, identity(bits), bits, k, **options)
     try:
         if start is not None:
             start()
+        queries = [Query(fp, f"http://{tag}.test/{i}", page) for i, (fp, page) in enumerate(map(fp_page, ops))]
+        if not batch:
+            return [(op, store.check_and_add(*q) is None) for op, q in zip(ops, queries)]
         results = []
-        for i, op in enumerate(ops):
-            fp, page = fp_page(op)
-            results.append((op, store.check_and_add(fp, f"http://{tag}.test/{i}", page) is None))
+        for lo in range(0, len(ops), batch):
+            matches = store.check_many(queries[lo : lo + batch])
+            results += [(op, match is None) for op, match in zip(ops[lo : lo + batch], matches)]
         return results
     finally:
         store.close()
 
 
 def process_race_main(url: str, bits: int, k: int, fps: list[Op], tag: str, options: dict,
-                      barrier, queue) -> None:
+                      barrier, queue, batch: int = 0) -> None:
     """A racing process: results go to ``queue`` as (tag, [(fingerprint, kept)])."""
     try:
-        queue.put((tag, race_worker(url, bits, k, fps, tag, options, barrier.wait)))
+        queue.put((tag, race_worker(url, bits, k, fps, tag, options, barrier.wait, batch)))
     except BaseException as exc:  # the parent must hear of it, not wait forever
         queue.put((tag, repr(exc)))
 
 
 def race_processes(url: str, bits: int, k: int, lists: list[list[Op]], options: dict | None = None,
-                   timeout: float = 60) -> list[list[tuple[Op, bool]]]:
-    """Run one process per list in ``lists``, all starting at once (spawn, barrier)."""
+                   timeout: float = 60, batch: int = 0) -> list[list[tuple[Op, bool]]]:
+    """Run one process per list in ``lists``, all starting at once (spawn, barrier); ``batch``:
+    as ``race_worker``."""
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     barrier, queue = ctx.Barrier(len(lists)), ctx.Queue()
     procs = [
-        ctx.Process(target=process_race_main, args=(url, bits, k, fps, f"p{i}", options or {}, barrier, queue))
+        ctx.Process(target=process_race_main, args=(url, bits, k, fps, f"p{i}", options or {}, barrier, queue, batch))
         for i, fps in enumerate(lists)
     ]
     for p in procs:

@@ -94,13 +94,15 @@ def test_mirror_arguments_are_checked_before_any_work(tmp_path, args, message):
     ("PAGE_DISTANCE", "65", "CONTENTSEEN_PAGE_DISTANCE: 65 is out of range 0..64"),
     ("EXPECTED_PAGES", "0", "CONTENTSEEN_EXPECTED_PAGES: '0' must be a whole number of pages, at least 1"),
     ("STORE_TIMEOUT", "0", "CONTENTSEEN_STORE_TIMEOUT: '0' is not a number of seconds in 0.1..3600"),
+    ("STORE_BATCH", "0", "CONTENTSEEN_STORE_BATCH: '0' is not a whole number in 1..1000"),
+    ("STORE_BATCH", "many", "CONTENTSEEN_STORE_BATCH: 'many' is not a whole number in 1..1000"),
 ])
 def test_every_numeric_setting_names_its_range(name, value, message):
     # checked before anything is allocated: FEATURES 10^10 was a 149 GiB table
     from scrapy.settings import Settings
 
     from contentseen.errors import ContentSeenError
-    from contentseen.settings import scheme_from_settings, seconds_setting
+    from contentseen.settings import batch_setting, scheme_from_settings, seconds_setting
     from contentseen.stores.base import expected_pages
 
     settings = Settings({f"CONTENTSEEN_{name}": value})
@@ -109,6 +111,8 @@ def test_every_numeric_setting_names_its_range(name, value, message):
             expected_pages(settings)
         elif name == "STORE_TIMEOUT":
             seconds_setting(settings, "CONTENTSEEN_STORE_TIMEOUT", 5.0)
+        elif name == "STORE_BATCH":
+            batch_setting(settings)
         else:
             scheme_from_settings(settings).build()
     assert str(err.value) == message

@@ -89,6 +89,11 @@ def test_first_crawl_keeps_every_page_once_with_the_fingerprint_the_library_comp
     assert st["contentseen/checked/exact"] == len(ds.SHORT_PATHS)
     assert st.get("contentseen/checked/sliver", 0) == sum(item["sliver"] for item in c.items)
     assert st["contentseen/skipped/internal"] == 1  # robots.txt is Scrapy's, never judged
+    # pages checked by the store's thread in batches: all but those with a second look or a
+    # sliver's block alone to look up first
+    plain = st["contentseen/checked"] - st.get("contentseen/second_looks", 0) - st.get("contentseen/checked/sliver", 0)
+    assert plain <= st["contentseen/store_batched_checks"] <= st["contentseen/checked"]
+    assert 1 <= st["contentseen/store_batches"] <= st["contentseen/store_batched_checks"]
     # Every page stored once, after the mirror's different pages; nothing stored by the re-crawl.
     assert len(store_rows(run.store)) == len(FINGERPRINTABLE) + len(ds.DIFFERENT_PATHS)
 

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 from store_helpers import (
-    IDENTITY, check_against_brute_force, check_expiry_against_brute_force, check_page_rules, fake_clock,
-    planted_page_workload, planted_workload,
+    IDENTITY, check_against_brute_force, check_expiry_against_brute_force, check_many_against_brute_force,
+    check_page_rules, fake_clock, planted_page_workload, planted_workload,
 )
 from scrapy.settings import Settings
 
@@ -30,6 +30,14 @@ def test_memory_store_pages_equal_brute_force(bits, k, page_k, seed):
     store = open_store("memory://", IDENTITY, bits, k, page_distance=page_k)
     outcome = check_against_brute_force(store, planted_page_workload(bits, k, page_k, 1200, seed), k, page_k)
     assert outcome.dropped > 150 and outcome.kept_on_page > 150
+
+
+def test_memory_and_sqlite_check_many_equal_one_check_after_another(tmp_path):
+    """The stores without a batched check answer a batch by the base class's loop."""
+    ops = planted_page_workload(64, 3, 4, 800, seed=13)
+    for url in ("memory://", f"sqlite:///{tmp_path / 'fp.sqlite'}"):
+        with open_store(url, IDENTITY, 64, 3, page_distance=4) as store:
+            assert check_many_against_brute_force(store, ops, 3, 4, seed=13) > 5
 
 
 def test_memory_store_page_rules():

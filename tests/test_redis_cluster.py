@@ -40,11 +40,14 @@ def test_unreachable_cluster_is_a_clear_error():
     assert str(err.value).startswith(f"store {url}: cannot connect to the Redis Cluster")
 
 
-def test_racing_processes_keep_identical_content_once(cluster_url):
-    """Four crawlers check the same pages (identical content and page) at once: each kept once."""
+@pytest.mark.parametrize("batch", [0, 8], ids=["one by one", "check_many of 8"])
+def test_racing_processes_keep_identical_content_once(cluster_url, batch):
+    """Four crawlers check the same pages (identical content and page) at once: each kept once,
+    whether they check one page at a time or batches of them."""
     ops = planted_page_workload(64, 3, 4, 300, seed=30)
     ops = list(dict.fromkeys(ops))  # distinct (content, page) pairs
-    results = race_processes(cluster_url, 64, 3, shuffled_copies(ops, 4, seed=300), {"page_distance": 4})
+    results = race_processes(cluster_url, 64, 3, shuffled_copies(ops, 4, seed=300), {"page_distance": 4},
+                             batch=batch)
     kept = [op for result in results for op, was_kept in result if was_kept]
     assert sorted(kept, key=str) == sorted(set(kept), key=str)  # 0 identical leaks
     with open_store(cluster_url, identity(64), 64, 3, page_distance=4) as store:

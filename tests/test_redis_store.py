@@ -21,8 +21,8 @@ from redis_server import (  # noqa: F401  (fixtures)
 )
 from store_helpers import (
     IDENTITY, assert_one_kept_per_group, check_against_brute_force, check_expiry_against_brute_force,
-    check_page_rules, fake_clock, identity, near_groups, planted_page_workload, planted_workload, race_processes,
-    race_worker, shuffled_copies, with_far_pages,
+    check_many_against_brute_force, check_page_rules, fake_clock, identity, near_groups, planted_page_workload,
+    planted_workload, race_processes, race_worker, shuffled_copies, with_far_pages,
 )
 
 redis = pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
@@ -63,6 +63,15 @@ def test_pages_equal_brute_force(any_url, bits, k, page_k, seed):
     with store_at(any_url, bits, k, page_distance=page_k) as store:
         outcome = check_against_brute_force(store, ops, k, page_k)
     assert outcome.dropped > 150 and outcome.kept_on_page > 150  # both rules were at work
+
+
+@pytest.mark.parametrize("page_k,seed", [(4, 11), (None, 12)])
+def test_check_many_equals_one_check_after_another(any_url, page_k, seed):
+    """A batch answers as its pages checked one after another would, a page matching an earlier
+    one of its own batch too (the cluster compares those in the client)."""
+    ops = planted_page_workload(64, 3, page_k or 0, 1500, seed)
+    with store_at(any_url, page_distance=page_k) as store:
+        assert check_many_against_brute_force(store, ops, 3, page_k, seed) > 10
 
 
 def test_small_layout_equals_brute_force(any_url):

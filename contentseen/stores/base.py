@@ -42,6 +42,15 @@ class Match:
     alone: bool = False
 
 
+class Query(NamedTuple):
+    """One page's ``check_and_add``, as ``check_many`` takes a batch of them."""
+
+    fingerprint: int
+    url: str
+    page: int | None = None
+    page_distance: int | None = None
+
+
 class Entry(NamedTuple):
     """One stored page, as ``entries()`` yields it and ``add_many`` takes it back."""
 
@@ -84,6 +93,13 @@ class FingerprintStore(abc.ABC):
     @abc.abstractmethod
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         """The closest stored match, as ``check_and_add`` finds it, without adding."""
+
+    def check_many(self, queries: Sequence[Query]) -> list[Match | None]:
+        """``check_and_add`` of each query, in order, as if one after another (a query may
+        match an earlier one of the batch); each query atomic as ``check_and_add`` is. A store
+        that can answers them in fewer round trips than one a query (the Redis stores); on a
+        failure some of the batch may be stored. Third-party stores inherit this loop."""
+        return [self.check_and_add(q.fingerprint, q.url, q.page, q.page_distance) for q in queries]
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
                  pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:

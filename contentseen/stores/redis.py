@@ -33,7 +33,7 @@ from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..errors import ContentSeenError, one_line
 from ..simhash import from_int
 from .base import (
-    Entry, FingerprintStore, Match, StoreError, applied_page_distance, check_batch, check_identity, expected_pages,
+    Entry, FingerprintStore, Match, Query, StoreError, applied_page_distance, check_batch, check_identity, expected_pages,
     expire_seconds, page_argument, recorded_expected, saved_scheme,
 )
 from .registry import display_url
@@ -58,7 +58,7 @@ SWEEP_EVERY, SWEEP_KEYS = 16, 64
 
 class RedisBackedStore(FingerprintStore):
     """What the Redis stores share; subclasses connect (``_connect``), run batches of commands
-    (``_batch``), scan keys (``_scan``), check (``_check``) and bulk-load (``_load``)."""
+    (``_batch``), scan keys (``_scan``), check (``_lookup``, ``_check_many``) and bulk-load (``_load``)."""
 
     OPTIONS = frozenset(("prefix", "expected", "expire"))
     OWN_FIELDS = FingerprintStore.OWN_FIELDS | {"buckets"}
@@ -215,23 +215,34 @@ class RedisBackedStore(FingerprintStore):
         return self.layout.entry(fingerprint, page_argument(page, self.page_distance))
 
     @abc.abstractmethod
-    def _check(self, mode: str, fingerprint: int, url: str, page: int | None, limit: int | None) -> Match | None:
-        """check_and_add ("add") or lookup ("lookup"), page fingerprints within ``limit``."""
+    def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
+        """``lookup``, page fingerprints within ``limit``."""
+
+    @abc.abstractmethod
+    def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
+        """check_and_add of each (fingerprint, url, page, limit), in order, in as few round
+        trips as the backend can."""
 
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
                       page_distance: int | None = None) -> Match | None:
+        return self.check_many([Query(fingerprint, url, page, page_distance)])[0]
+
+    def check_many(self, queries: Sequence[Query]) -> list[Match | None]:
+        if not queries:
+            return []
         self._check_scheme()
-        limit = applied_page_distance(self.page_distance, page_distance)
-        match = self._check("add", fingerprint, url, page, limit)
-        if match is None and self.expire is not None:
-            self._adds += 1
-            if self._adds % SWEEP_EVERY == 0:
+        matches = self._check_many([(q.fingerprint, q.url, q.page, applied_page_distance(self.page_distance,
+                                                                                          q.page_distance))
+                                    for q in queries])
+        if self.expire is not None:
+            adds, self._adds = self._adds, self._adds + matches.count(None)
+            if self._adds // SWEEP_EVERY > adds // SWEEP_EVERY:
                 self.prune(self.cutoff(), SWEEP_KEYS)
-        return match
+        return matches
 
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         limit = applied_page_distance(self.page_distance, page_distance)
-        return self._check("lookup", fingerprint, "", page, limit)
+        return self._lookup(fingerprint, page, limit)
 
     def _match(self, fp_bytes: bytes, distance: int, url: bytes, page_distance: int) -> Match:
         return Match(url=url.decode("utf-8", "surrogateescape"), fingerprint=int.from_bytes(fp_bytes, "big"),
@@ -416,13 +427,15 @@ class RedisStore(RedisBackedStore):
             return self._node.exchange(plain)
         except (_redis.ConnectionError, _redis.TimeoutError):
             # A dropped connection (server restart, idle close): once more on a fresh one. A
-            # check that ran the first time then finds its own record: see _check.
+            # check that ran the first time then finds its own record: see _answer.
             return self._node.exchange(plain)
 
     def _nodes(self) -> list[Node]:
         return [self._node]
 
-    def _check(self, mode: str, fingerprint: int, url: str, page: int | None, limit: int | None) -> Match | None:
+    def _script(self, mode: str, fingerprint: int, url: str, page: int | None,
+                limit: int | None) -> tuple[Command, bytes]:
+        """The check script's call for a query, and the record it stores."""
         layout = self.layout
         entry = self._entry(fingerprint, page)
         record = layout.record(url, time.time())
@@ -430,14 +443,25 @@ class RedisStore(RedisBackedStore):
         keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
                                                  layout.counter_key(layout.tag0(fingerprint))]
         args = layout.head(mode, self.distance, limit, entry, record, self.cutoff())
-        command = ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))
-        reply = self._batch([(keys[0], command)], "check-and-add" if mode == "add" else "lookup")[0]
+        return (keys[0], ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))), record
+
+    def _answer(self, mode: str, reply: Any, record: bytes) -> Match | None:
         if not reply:
             return None
         fp_bytes, d, match_record, page_d = reply
         if mode == "add" and match_record == record:  # the first try of a retried call stored it
             return None
         return self._match(fp_bytes, d, match_record[8:], page_d)
+
+    def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
+        command, record = self._script("lookup", fingerprint, "", page, limit)
+        return self._answer("lookup", self._batch([command], "lookup")[0], record)
+
+    def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
+        # One round trip: the scripts run one after another, each atomic, each seeing the ones before.
+        calls = [self._script("add", *query) for query in queries]
+        replies = self._batch([command for command, _ in calls], "check-and-add")
+        return [self._answer("add", reply, record) for reply, (_, record) in zip(replies, calls)]
 
     def _load(self, rows: list[tuple]) -> None:
         tables = range(self.plan.n_tables)

@@ -16,12 +16,16 @@ kept, and refreshed when a node answers MOVED or a connection fails).
 
 Near (not identical) copies checked by two crawlers within one round trip of each other may both
 be kept: neither saw the other's entry in step 1. Nothing is kept twice otherwise.
+
+``check_many`` takes both steps for a batch of pages at once: a round trip costs a server far
+more than the commands it carries, and a check meets up to k+1 shards twice.
 """
 
 from __future__ import annotations
 
 import struct
 import time
+from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ContentSeenError, one_line
@@ -45,6 +49,17 @@ def seed_url(url: str) -> str:
     except ValueError as exc:
         raise ContentSeenError(f"CONTENTSEEN_STORE: {url!r}: {one_line(exc)}") from None
     return urlunsplit((scheme.split("+")[0], parts.netloc, "", parts.query, ""))
+
+
+class _Asked(NamedTuple):
+    """A query of ``check_many`` as the steps use it."""
+
+    fingerprint: int
+    url: str
+    entry: bytes
+    record: bytes
+    buckets: list
+    limit: int | None
 
 
 class RedisClusterStore(RedisBackedStore):
@@ -77,35 +92,66 @@ class RedisClusterStore(RedisBackedStore):
     def _nodes(self) -> list:
         return self._router.nodes()
 
-    def _check(self, mode: str, fingerprint: int, url: str, page: int | None, limit: int | None) -> Match | None:
-        layout = self.layout
-        entry = self._entry(fingerprint, page)
-        record = layout.record(url, time.time())
-        what = "check-and-add" if mode == "add" else "lookup"
-        buckets = layout.buckets(fingerprint)
-        replies = self._batch([(name, ("HGET", name, field)) for name, field in buckets], what)
-        found: dict[bytes, list] = {}  # entry -> [distance, page distance, record (read later)]
-        width = layout.entry_bytes
-        for bucket in replies:
+    def _found(self, entry: bytes, buckets: list, limit: int | None) -> dict[bytes, list]:
+        """The entries of a query's ``buckets`` (HGET replies) that match it: entry -> [distance,
+        page distance, record (read later)]."""
+        layout, width = self.layout, self.layout.entry_bytes
+        found: dict[bytes, list] = {}
+        for bucket in buckets:
             for i in range(0, len(bucket or b""), width):
                 m = bucket[i : i + width]
                 if m not in found and (near := layout.near(entry, m, self.distance, limit)):
                     found[m] = [*near, None]
+        return found
+
+    def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
+        entry = self._entry(fingerprint, page)
+        replies = self._batch([(name, ("HGET", name, field)) for name, field in self.layout.buckets(fingerprint)],
+                              "lookup")
+        cutoff = self.cutoff()
+        return self._closest(self._found(entry, replies, limit), "lookup",
+                             b"" if cutoff is None else struct.pack(">d", cutoff))[0]
+
+    def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
+        """Step 1 for every query in one round trip; the matches' records (a round trip for each
+        query that has one); step 2 for every query left, in one round trip. A query also
+        matches an earlier one of the batch left to be stored, as if it were (compared here)."""
+        layout, now = self.layout, time.time()
         cutoff = self.cutoff()
         cutoff_bytes = b"" if cutoff is None else struct.pack(">d", cutoff)
-        match, expired = self._closest(found, what, cutoff_bytes)
-        if mode == "add" and expired:
-            self._remove(expired, cutoff_bytes)
-        if match is not None or mode == "lookup":
-            return match
-        claims = self._batch(self._add_commands(fingerprint, entry, record, buckets), what)
-        rec = claims[0]
-        if not rec or rec == record:  # stored; or stored by our own earlier try of this call
-            return None
-        # a racer stored the identical entry first
-        _, match_url = layout.decode_record(rec)
-        has_page = layout.decode_entry(entry)[1] is not None
-        return Match(url=match_url, fingerprint=fingerprint, distance=0, page_distance=0 if has_page else None)
+        asked = [_Asked(fp, url, self._entry(fp, page), layout.record(url, now), layout.buckets(fp), limit)
+                 for fp, url, page, limit in queries]
+        replies = self._batch([(name, ("HGET", name, field)) for a in asked for name, field in a.buckets],
+                              "check-and-add")
+        n = len(asked[0].buckets)  # tables a query
+        matches: list[Match | None] = []
+        added: list[tuple[int, _Asked]] = []  # the queries to store, in order
+        for q, a in enumerate(asked):
+            match, expired = self._closest(self._found(a.entry, replies[q * n : (q + 1) * n], a.limit),
+                                           "check-and-add", cutoff_bytes)
+            if expired:
+                self._remove(expired, cutoff_bytes)
+            for _, other in added:  # the batch's own, stored after every stored entry: ties go to those
+                near = layout.near(a.entry, other.entry, self.distance, a.limit)
+                if near and (match is None or near[0] < match.distance):
+                    match = Match(url=other.url, fingerprint=other.fingerprint, distance=near[0],
+                                  page_distance=near[1] if near[1] >= 0 else None)
+            matches.append(match)
+            if match is None:
+                added.append((q, a))
+        if not added:
+            return matches
+        groups = len(layout.groups)
+        claims = self._batch([c for _, a in added for c in self._add_commands(a.fingerprint, a.entry, a.record,
+                                                                                a.buckets)], "check-and-add")
+        for i, (q, a) in enumerate(added):
+            rec = claims[i * groups]
+            if rec and rec != a.record:  # a racer stored the identical entry first (else: stored, or
+                # by our own earlier try of this call)
+                has_page = layout.decode_entry(a.entry)[1] is not None
+                matches[q] = Match(url=layout.decode_record(rec)[1], fingerprint=a.fingerprint, distance=0,
+                                   page_distance=0 if has_page else None)
+        return matches
 
     def _add_commands(self, fingerprint: int, entry: bytes, record: bytes, buckets: list) -> list[Command]:
         """Step 2: one ADD script per group, group 0 (the record's claim) first."""

@@ -7,6 +7,10 @@ A *circuit breaker* guards the crawl against a store that hangs or fails: after
 seconds (each call fails at once with ``StoreError``), then one call probes it again; a success
 closes the circuit. A frozen Redis then costs the crawl a few seconds, not a reply timeout for
 every page.
+
+``check`` queues a page's ``check_and_add``: the checks queued while the thread is busy go to
+the store together (``check_many``, at most ``batch``: ``CONTENTSEEN_STORE_BATCH``), so a shared
+store under load is asked in a few round trips for many pages instead of a few for each.
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ import time
 from typing import Any, Callable, TypeVar
 
 from ..errors import one_line
-from .base import FingerprintStore, StoreError
+from .base import FingerprintStore, Match, Query, StoreError
 from .registry import display_url
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
+# The most checks sent to the store at once by default (a crawl has at most CONCURRENT_REQUESTS
+# pages waiting: 16 by default)
+DEFAULT_BATCH = 32
 
 
 class StoreSkipped(StoreError):
@@ -34,13 +41,17 @@ class StoreWorker:
     """One store, one thread, a time limit per call and a circuit breaker (see the module)."""
 
     def __init__(self, opener: Callable[[], FingerprintStore], *, timeout: float = 5.0,
-                 failures: int = 3, cooldown: float = 10.0):
+                 failures: int = 3, cooldown: float = 10.0, batch: int = DEFAULT_BATCH):
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="contentseen-store")
-        self.timeout, self.failures, self.cooldown = timeout, failures, cooldown
+        self.timeout, self.failures, self.cooldown, self.batch = timeout, failures, cooldown, batch
         self._failed = 0
         self._open_until = 0.0
         self.busy = 0.0  # seconds the store's thread spent in calls (written by that thread only)
         self._lock = threading.Lock()
+        # checks queued for the store's thread: (query, what to run first, its future)
+        self._queued: list[tuple[Query, Callable[[], object] | None, concurrent.futures.Future]] = []
+        self._draining = False
+        self.batches = self.batched = 0  # check_many calls, and the checks they carried
         try:
             self.store: FingerprintStore = self._pool.submit(opener).result()
         except BaseException:
@@ -61,20 +72,76 @@ class StoreWorker:
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` (a method of the store) in the store's thread, awaited at most
         ``timeout`` seconds; ``StoreError`` when it fails, is late, or the circuit is open."""
+        self._skip_if_open()
+        return await self._result(self._pool.submit(self._timed, fn, *args, **kwargs))
+
+    async def check(self, query: Query, first: Callable[[], object] | None = None) -> Match | None:
+        """The store's ``check_and_add`` of ``query``, with checks queued beside it in one
+        ``check_many``; ``first`` runs in the store's thread just before (a journal line). As
+        ``call`` for time limit, errors and the circuit."""
+        self._skip_if_open()
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._lock:
+            self._queued.append((query, first, future))
+            start, self._draining = not self._draining, True
+        if start:
+            self._pool.submit(self._drain)
+        return await self._result(future, count_errors=False)  # a failed batch counts once: _drain
+
+    def _drain(self) -> None:
+        """In the store's thread: one ``check_many`` of the queued checks (at most ``batch``);
+        queued again behind other work while more wait."""
+        with self._lock:
+            batch, self._queued = self._queued[: self.batch], self._queued[self.batch :]
+        started = time.perf_counter()
+        live = [item for item in batch if item[2].set_running_or_notify_cancel()]  # not given up on
+        try:
+            for _, first, _ in live:
+                if first is not None:
+                    first()
+            matches = self.store.check_many([query for query, _, _ in live]) if live else []
+        except BaseException as exc:  # every page of the batch gets the error
+            if live:
+                self._failure()
+            for _, _, future in live:
+                future.set_exception(exc)
+        else:
+            self.batches += 1
+            self.batched += len(live)
+            for (_, _, future), match in zip(live, matches):
+                future.set_result(match)
+        finally:
+            self.busy += time.perf_counter() - started
+            with self._lock:
+                self._draining = bool(self._queued)
+                if self._draining:
+                    try:
+                        self._pool.submit(self._drain)
+                    except RuntimeError:  # closed meanwhile: the rest are never checked
+                        for _, _, future in self._queued:
+                            future.set_exception(StoreError(f"store {self.url}: closed"))
+                        self._queued, self._draining = [], False
+
+    def _skip_if_open(self) -> None:
         if self.circuit_open:
             raise StoreSkipped(f"store {self.url}: not called for {self._open_until - time.monotonic():.1f} s more "
                                f"after {self.failures} failures in a row")
-        future = self._pool.submit(self._timed, fn, *args, **kwargs)
+
+    async def _result(self, future: concurrent.futures.Future, count_errors: bool = True) -> Any:
+        """``future``'s result, awaited at most ``timeout`` seconds; failures counted (the store's
+        errors only with ``count_errors``)."""
         try:
             result = await _wait(future, self.timeout)
         except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
             self._failure()
             raise StoreError(f"store {self.url}: no answer within {self.timeout:g} s") from None
         except StoreError as exc:
-            self._failure()
+            if count_errors:
+                self._failure()
             raise StoreError(self._masked(str(exc))) from None
         except Exception as exc:  # a store must raise StoreError; anything else is a failure too
-            self._failure()
+            if count_errors:
+                self._failure()
             raise StoreError(self._masked(f"store {self.url}: {type(exc).__name__}: {exc}")) from None
         with self._lock:
             self._failed = 0
