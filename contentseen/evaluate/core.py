@@ -348,7 +348,7 @@ def second_looks(pairset: PairSet, results: list[PairResult], pages: PageFingerp
             match = store.lookup(b.fingerprint, b.page, page_distance=limit)
             if match is None and b.alone is not None:
                 match = store.lookup(b.alone, b.page, page_distance=limit)
-            if match is not None:  # the page as it is (or its block alone) matches: the engine answers with that, not this
+            if match is not None:  # the page as it is (or its block alone) matches: the engine answers that
                 if not match.url.startswith(_B):
                     learner.copies(host)  # as Engine.judge
                 continue

@@ -33,8 +33,8 @@ from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..errors import ContentSeenError, one_line
 from ..simhash import from_int
 from .base import (
-    Entry, FingerprintStore, Match, Query, StoreError, applied_page_distance, check_batch, check_identity, expected_pages,
-    expire_seconds, page_argument, recorded_expected, saved_scheme,
+    Entry, FingerprintStore, Match, Query, StoreError, applied_page_distance, check_batch, check_identity,
+    expected_pages, expire_seconds, page_argument, recorded_expected, saved_scheme,
 )
 from .registry import display_url
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
@@ -58,7 +58,8 @@ SWEEP_EVERY, SWEEP_KEYS = 16, 64
 
 class RedisBackedStore(FingerprintStore):
     """What the Redis stores share; subclasses connect (``_connect``), run batches of commands
-    (``_batch``), scan keys (``_scan``), check (``_lookup``, ``_check_many``) and bulk-load (``_load``)."""
+    (``_batch``), scan keys (``_scan``), check (``_lookup``, ``_check_many``) and bulk-load
+    (``_load``)."""
 
     OPTIONS = frozenset(("prefix", "expected", "expire"))
     OWN_FIELDS = FingerprintStore.OWN_FIELDS | {"buckets"}

@@ -106,7 +106,7 @@ class StoreWorker:
             for _, _, future in live:
                 future.set_exception(exc)
         else:
-            self.batches += 1
+            self.batches += bool(live)
             self.batched += len(live)
             for (_, _, future), match in zip(live, matches):
                 future.set_result(match)
