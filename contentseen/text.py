@@ -31,7 +31,8 @@ reader sees, menus included); the content text depends on the mode:
      links (a table of contents, an index, a sitemap) is then narrowed to the little other text
      it has, a tagline or a notice, which may be the same on unrelated pages: the whole text,
      fingerprinted beside the content, tells them apart (see ``fingerprints``).
-     The body's own edge elements (step 2's rule, weighed with link text) are never stepped
+     The body's own edge elements (step 2's rule, weighed with link text, each against the
+     body's text less the edges found before it from the same end: ``edge_peel``, v12) are never stepped
      into (``body_edges``): a banner or notice injected around a page of links is most of its
      text outside links, and would otherwise become its content on the copy alone. The child
      holding the most text outside links is such an edge only as the first or last child
@@ -198,6 +199,14 @@ class Extractor:
     # ... each at most this long (weighed as ``weigh_bytes`` says): a line, as a mirror's edits
     # are, never a section of a reference page (javadoc's class description beside its title).
     main_edge_most: int = 200
+    # Each of the body's edge elements is weighed against its text less the edges already found
+    # from the same end (v12): a banner added before a header made the header a third of a
+    # larger whole, and the walk went on through the page's heading and list to its closing
+    # paragraph, the same on every release page of SQLite's; weighed against the rest, the header
+    # stops it, as on the page without the banner. (Less the edges of both ends, a cookie notice
+    # added at the end of a page whose header was an edge was weighed against less than the
+    # page, was no edge, and became its content.)
+    edge_peel: bool = True
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
@@ -286,7 +295,8 @@ class Extractor:
                 # nothing else holds such text (a short page beside an unmarked menu).
                 # (v8: the element holding most of it is found among those not closing matter)
                 tops = _weighed_out(frees, free, closing)[0] if self.closing_steps_back else frees
-                edges = self._edges(kids, totals, total, 1.0, tops, weights.titled if self.titled_not_edge else None)
+                edges = self._edges(kids, totals, total, 1.0, tops, weights.titled if self.titled_not_edge else None,
+                                    peel=self.edge_peel)
                 if weight > sum(sizes[j] for j in edges):
                     candidates, rest = _weighed_out(candidates, rest, edges)
                     body_out = edges
@@ -363,22 +373,26 @@ class Extractor:
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
                free: list[int] | None = None, titled: Callable[[object], bool] | None = None,
-               passed: Callable[[int], bool] | None = None, longest: float = math.inf) -> list[int]:
+               passed: Callable[[int], bool] | None = None, longest: float = math.inf,
+               peel: bool = False) -> list[int]:
         """The elements of ``kids`` at the block's start and end (elements without text passed
         over, and those at whose index ``passed`` is true) that hold text, at most
         ``edge_share`` of ``weight`` and ``longest`` each, and have no sibling of the same kind;
         none when they would hold more than ``most`` (default ``edge_total``) of it or nothing
         would be left. Given each element's text outside links (``free``), the one holding the
         most of it is an edge only as the first or last element holding text; given ``titled``
-        (``Weigher.titled``), no element it is true of is one."""
-        limit = min(self.edge_share * weight, longest)
+        (``Weigher.titled``), no element it is true of is one; with ``peel``, each is weighed
+        against ``weight`` less the edges found before it from the same end."""
         # Each kid's kind counted once: asking every kid about every other was quadratic (a body
         # of 1,000 small elements of distinct classes took 0.4 s).
         kinds = [_kind(k) for k in kids]
         of_kind = Counter(kinds)
+        peeled = 0  # the edges' weight so far, from the walk's own end
 
         def droppable(j: int) -> bool:
-            return sizes[j] <= limit and of_kind[kinds[j]] == 1 and not (titled is not None and titled(kids[j]))
+            left = weight - peeled if peel else weight
+            return (sizes[j] <= min(self.edge_share * left, longest) and of_kind[kinds[j]] == 1
+                    and not (titled is not None and titled(kids[j])))
 
         edges: list[int] = []
         # The element holding the most text outside links (``free``) is an edge only as the
@@ -390,10 +404,13 @@ class Extractor:
         while lo <= hi and (not sizes[lo] or skip(lo) or droppable(lo)) and not (lo == top and lo != holders[0]):
             if sizes[lo] and not skip(lo):
                 edges.append(lo)
+                peeled += sizes[lo]
             lo += 1
+        peeled = 0  # the walk from the end weighs its first element against the whole, as the first did
         while hi > lo and (not sizes[hi] or skip(hi) or droppable(hi)) and not (hi == top and hi != holders[-1]):
             if sizes[hi] and not skip(hi):
                 edges.append(hi)
+                peeled += sizes[hi]
             hi -= 1
         most = self.edge_total if most is None else most
         if not edges or lo > hi or sum(sizes[j] for j in edges) > most * weight:

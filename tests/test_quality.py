@@ -312,6 +312,67 @@ def test_short_pages_beside_a_large_menu_stay_apart_and_their_copies_do_not():
     assert all(same_page(a, b, scheme) for a, b in zip(pages, copies))
 
 
+def test_a_banner_before_the_header_does_not_walk_the_edges_into_the_closing_paragraph():
+    """SQLite's release page of 3.6.16.1 (one change) with a mirror's banner before its header:
+    each of the body's edge elements was weighed against the whole body, banner included, so the
+    header became a third of it, and the walk from the start went on through the heading and the
+    list, leaving the closing paragraph -- the same on every release page -- as the copy's content
+    (extraction v11: 41 content words on the page, 16 on its copy). Each is weighed against what
+    the edges before it leave (v12): the banner alone is an edge, as on the page without it."""
+    from contentseen.fingerprints import Scheme
+    from contentseen.text import Extractor
+
+    closing = ("<p>A <a href='../changes.html'>complete list of SQLite releases</a> in a single page and a "
+               "<a href='../chronology.html'>chronology</a> are both also available. A detailed history of every "
+               "check-in is available at <a href='http://www.sqlite.org/src/timeline'>SQLite version control "
+               "site</a>.</p>")
+    body = ("<h2>SQLite Release 3.6.16.1 On 2009-10-30</h2><p><ol class='lessindent'><li>A small patch to version "
+            "3.6.16 to fix <a href='http://www.sqlite.org/src/info/6b00e0a34c'>the OP_If bug</a>.</ol></p>" + closing)
+    banner = ("<div class='mirror-banner'>You are reading a copy hosted by Contoso Libraries; the original site "
+              "may be more recent.</div>")
+    page, copy = _site_page(_TAGLINE_HEADER, body), _site_page(banner + _TAGLINE_HEADER, body)
+    for extractor, same in ((Extractor(), True), (Extractor(edge_peel=False), False)):
+        texts = [extractor.texts(h) for h in (page, copy)]
+        assert "OP_If" in texts[0].content
+        assert ("OP_If" in texts[1].content) is same and "Contoso" not in texts[1].content
+    scheme = Scheme()
+    pages = scheme.build()
+    a, b = pages.of_html(page), pages.of_html(copy)
+    assert (a.fingerprint ^ b.fingerprint).bit_count() <= scheme.distance
+
+
+def test_a_notice_added_after_a_page_whose_header_is_an_edge_stays_an_edge():
+    """aptitude's Japanese manual (DocBook): a navigation header (text beside its links, an edge
+    of the body), the section, a navigation footer. A cookie notice added at the end is weighed
+    against the whole body, as the header was: weighed against the body less the header (the
+    first form of v12), it was no edge, held the most text outside links, and became the copy's
+    content."""
+    from contentseen.text import Extractor
+
+    header = ("<div class='navheader'><table><tr><th colspan=3>The <span class='command'><strong>aptitude"
+              "</strong></span> terminal user interface</th></tr><tr><td><a href='ch02.html'><img src='prev.gif' "
+              "alt='戻る'></a></td><th>第2章 <span class='command'><strong>aptitude</strong></span> reference "
+              "guide</th><td><a href='ch02s01s01.html'><img src='next.gif' alt='次へ'></a></td></tr></table><hr>"
+              "</div>")
+    toc = "".join(f"<dt><span class='section'><a href='ch02s01s0{i}.html'>{t}</a></span></dt>"
+                  for i, t in enumerate(("メニューの利用", "メニューのコマンド", "複数の画面を用いた作業"), 1))
+    section = ("<div class='section'><div class='titlepage'><h2 class='title'>The <span class='command'><strong>"
+               f"aptitude</strong></span> terminal user interface</h2></div><div class='toc'><dl class='toc'>{toc}"
+               "</dl></div><p>This section describes the parts of the terminal-based user interface of "
+               "<span class='command'><strong>aptitude</strong></span> that do not deal with managing packages.</p>"
+               "</div>")
+    footer = ("<div class='navfooter'><hr><table><tr><td><a href='ch02.html'>戻る</a></td><td><a href='ch02.html'>"
+              "上に戻る</a></td><td><a href='ch02s01s01.html'>次へ</a></td></tr></table></div>")
+    notice = ("<div class='site-notice'>We use cookies to remember your preferences and to count visits. By "
+              "continuing to browse this site you agree to our use of cookies. Read our privacy policy to learn "
+              "more. <button>OK</button></div>")
+    page = f"<!DOCTYPE html><html><head><title>t</title></head><body>{header}{section}{footer}</body></html>"
+    copy = page.replace("</body>", notice + "</body>")
+    texts = [Extractor().texts(h) for h in (page, copy)]
+    assert "managing packages" in texts[0].content and "cookies" not in texts[1].content
+    assert " ".join(texts[0].content.split()) == " ".join(texts[1].content.split())
+
+
 def test_a_release_list_between_a_heading_and_a_closing_paragraph_is_the_content():
     """SQLite's release pages (10 false drops under v5): the list of changes is neither at the
     body's start nor its end, so it is no edge, even though it is small beside the menus; the
