@@ -216,9 +216,9 @@ class PageFingerprints:
 
 def same_page(a: PageFingerprints, b: PageFingerprints, scheme: "Scheme") -> bool:
     """Whether ``b``, checked after ``a`` was stored, is dropped as its copy, as the stores
-    decide it: content fingerprints within ``distance`` and whole-page fingerprints within
-    ``scheme.page_limit(b)`` (the stores find the candidates by the content fingerprint and check
-    the page fingerprint of each)."""
+    decide it: content fingerprints (or ``b``'s block ``alone`` and ``a``'s) within ``distance``
+    and whole-page fingerprints within ``scheme.page_limit(b)`` (the stores find the candidates
+    by the content fingerprint and check the page fingerprint of each)."""
     if a.fingerprint is None or b.fingerprint is None:
         return False
     if (a.fingerprint ^ b.fingerprint).bit_count() > scheme.distance and (
