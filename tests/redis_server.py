@@ -209,6 +209,7 @@ class RedisClusterNodes:
         if not cli:
             self.stop()
             raise RuntimeError("redis-cli is not installed (it comes with redis-server)")
+        self._cli = cli
         made = subprocess.run(
             [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports), "--cluster-replicas", "0",
              "--cluster-yes"], capture_output=True, text=True, timeout=60)
@@ -217,6 +218,23 @@ class RedisClusterNodes:
             raise RuntimeError(f"redis-cli --cluster create failed: {made.stdout[-500:]} {made.stderr[-500:]}")
         self.wait_ok()
         return self
+
+    def reshard(self, source: int, target: int, slots: int) -> None:
+        """Move ``slots`` hash slots and their keys from node ``source`` to node ``target`` as an
+        operator does (``redis-cli --cluster reshard``); returns once the cluster is ok."""
+        import redis
+
+        ids = []
+        for i in (source, target):
+            with redis.Redis(port=self.ports[i]) as client:
+                ids.append(client.execute_command("CLUSTER MYID").decode())
+        moved = subprocess.run(
+            [self._cli, "--cluster", "reshard", f"127.0.0.1:{self.ports[source]}", "--cluster-from", ids[0],
+             "--cluster-to", ids[1], "--cluster-slots", str(slots), "--cluster-yes"],
+            capture_output=True, text=True, timeout=120)
+        if moved.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster reshard failed: {moved.stdout[-500:]} {moved.stderr[-500:]}")
+        self.wait_ok()
 
     def kill(self, i: int) -> None:
         proc = self.procs[i]

@@ -94,14 +94,18 @@ def check_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int
 
 
 def check_many_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k: int, page_k: int | None = None,
-                                   seed: int = 0, most: int = 24) -> int:
+                                   seed: int = 0, most: int = 24, midway: Callable[[], None] | None = None) -> int:
     """``ops`` through ``check_many`` in batches of 1 to ``most``: every answer as the brute-force
     scan gives it for the ops checked one after another (a batch's own earlier ops included);
-    how many were dropped by an earlier op of their own batch."""
+    how many were dropped by an earlier op of their own batch. ``midway`` is called once, after
+    the batch that passes the middle of ``ops``."""
     rng = random.Random(seed)
     kept: list[tuple[int, int | None, str]] = []
     i = by_batch = 0
     while i < len(ops):
+        if midway is not None and i >= len(ops) // 2:
+            midway, called = None, midway
+            called()
         batch = ops[i : i + rng.randint(1, most)]
         queries, wanted = [], []
         for j, op in enumerate(batch, i):

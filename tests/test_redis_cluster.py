@@ -1,6 +1,7 @@
 """The Redis Cluster store on a real 3-node cluster, beyond the contract it shares with the
 single server (test_redis_store.py): its URLs, identical content raced by processes (kept once),
-near copies raced (may both be kept: counted, not asserted), and a shard restarted under use."""
+near copies raced (may both be kept: counted, not asserted), a shard restarted under use, and
+slots moved to another node under use."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import pytest
 from contentseen.errors import ContentSeenError
 from contentseen.stores import StoreError, open_store, store_class
 from contentseen.stores.redis_cluster import RedisClusterStore, seed_url
-from redis_server import cluster_url, free_cluster_port, redis_cluster, stored_count  # noqa: F401  (fixtures)
+from redis_server import (  # noqa: F401  (fixtures)
+    RedisClusterNodes, cluster_url, free_cluster_port, node_clients, redis_cluster, stored_count,
+)
 from store_helpers import (
-    identity, near_groups, planted_page_workload, race_processes, shuffled_copies,
-    with_far_pages,
+    check_many_against_brute_force, fp_page, identity, near_groups, planted_page_workload, race_processes,
+    shuffled_copies, with_far_pages,
 )
 
 pytest.importorskip("redis", reason="redis-py is not installed (pip install -e '.[dev]')")
@@ -118,3 +121,64 @@ def test_a_crawl_survives_a_shard_restart(redis_cluster, cluster_url, tmp_path):
     errors = c.stats["contentseen/store_errors"]
     assert 1 <= errors < 150 and c.stats["contentseen/stored"] + errors == c.stats["contentseen/checked"]
     assert stored_count(cluster_url, "contentseen:site") >= 1  # the store in use again
+
+
+def _keys_on_their_nodes(url: str) -> int:
+    """How many keys there are; asserts each is on the node that serves its slot."""
+    from redis.crc import key_slot
+
+    total = 0
+    for client in node_clients(url):
+        port = client.connection_pool.connection_kwargs["port"]
+        served = [(int(lo), int(hi)) for lo, hi, primary, *_ in client.execute_command("CLUSTER SLOTS")
+                  if int(primary[1]) == port]
+        for key in client.scan_iter(count=1000):
+            assert any(lo <= key_slot(key) <= hi for lo, hi in served), (key, port)
+            total += 1
+    return total
+
+
+def test_slots_moved_between_a_batchs_steps(tmp_path):
+    """Slots moved to another node (``redis-cli --cluster reshard``) between the steps of a
+    batch: the store's slot map is out of date for step 2, a script a node. The node that lost
+    the slots fails its script at the first item moved; the script's items go again a group at a
+    time, to the nodes that serve them now. Every answer equals the
+    brute-force scan's, every entry is found again, every key is on the node of its slot."""
+    ops = planted_page_workload(64, 3, 4, 300, seed=41)
+    with RedisClusterNodes(tmp_path / "cluster") as cluster:
+        with open_store(cluster.url, identity(64), 64, 3, page_distance=4) as store:
+            failed: list[str] = []
+            step2, local_failed = store._add, store._local_failed
+            resharded = []
+
+            def reshard_first(items):  # the reshard lands in the batch's window, just before step 2
+                if resharded == ["now"] and len(items) >= 16:
+                    cluster.reshard(0, 1, 4000)
+                    resharded.append("done")
+                return step2(items)
+
+            store._add = reshard_first
+            store._local_failed = lambda error: (failed.append(str(error)), local_failed(error))[1]
+            check_many_against_brute_force(store, ops, 3, 4, seed=41, most=32, midway=lambda: resharded.append("now"))
+            assert resharded == ["now", "done"]
+            assert failed and all("non local key" in error for error in failed), failed
+            assert store._local  # a stale map is no reason to stop
+            for op in ops:
+                assert store.lookup(*fp_page(op)) is not None
+        assert _keys_on_their_nodes(cluster.url) > 0
+
+
+def test_a_cluster_refusing_scripts_over_slots_gets_a_call_a_group(cluster_url, caplog):
+    """Redis 7 refuses keys of several slots to a script with a shebang: the store's stores, a
+    script a node, sent as such are refused by the real server; they go again a group at a
+    time, and the store sends a call a group from then on, with one warning."""
+    from contentseen.stores.redis_layout import ADD_LOCAL_LUA
+
+    with open_store(cluster_url, identity(64), 64, 3, page_distance=4) as store:
+        if int(node_clients(cluster_url)[0].info("server")["redis_version"].split(".")[0]) < 7:
+            pytest.skip("scripts with a shebang need Redis 7")
+        store._add_local_sha = store._router._scripts.sha("#!lua\n" + ADD_LOCAL_LUA)
+        check_many_against_brute_force(store, planted_page_workload(64, 3, 4, 200, seed=42), 3, 4, seed=42)
+        assert store._local is False
+    warnings = [r.getMessage() for r in caplog.records if "several slots" in r.getMessage()]
+    assert len(warnings) == 1 and "do not hash to the same slot" in warnings[0]

@@ -193,8 +193,8 @@ class RedisBackedStore(FingerprintStore):
         except USE_ERRORS as exc:
             raise self._fail("listing entries", exc) from None
 
-    def _batch(self, commands: list[Command], what: str = "meta") -> list:
-        """``_send``, every failure a StoreError."""
+    def _batch(self, commands: list[Command], what: str = "meta", error_replies: bool = False) -> list:
+        """``_send``, every failure a StoreError (an error reply too, unless ``error_replies``)."""
         if not self._open:
             raise StoreError(f"store {self._describe()}: used after close")
         try:
@@ -202,7 +202,7 @@ class RedisBackedStore(FingerprintStore):
         except USE_ERRORS as exc:
             raise self._fail(what, exc) from None
         for reply in replies:
-            if isinstance(reply, Exception):
+            if isinstance(reply, Exception) and not error_replies:
                 raise self._fail(what, reply)
         return replies
 

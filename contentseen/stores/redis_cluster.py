@@ -23,6 +23,7 @@ more than the commands it carries, and a check meets up to k+1 shards twice.
 
 from __future__ import annotations
 
+import logging
 import struct
 import time
 from typing import NamedTuple
@@ -31,9 +32,12 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import ContentSeenError, one_line
 from . import redis as single
 from .base import Match
+from .registry import display_url
 from .redis import READ_BATCH, RedisBackedStore
-from .redis_layout import ADD_LUA, ADD_MANY_LUA, REMOVE_LUA
+from .redis_layout import ADD_LOCAL_LUA, ADD_LUA, ADD_MANY_LUA, REMOVE_LUA
 from .redis_wire import USE_ERRORS, ClusterRouter, Command, Scripts, client_options
+
+logger = logging.getLogger(__name__)
 
 
 def seed_url(url: str) -> str:
@@ -70,6 +74,8 @@ class RedisClusterStore(RedisBackedStore):
         scripts = Scripts()
         self._add_sha, self._add_many_sha = scripts.sha(ADD_LUA), scripts.sha(ADD_MANY_LUA)
         self._remove_sha = scripts.sha(REMOVE_LUA)
+        self._add_local_sha = scripts.sha(ADD_LOCAL_LUA)
+        self._local = True  # a call a node in step 2 (see _add)
         try:
             self._router = ClusterRouter(seed, client_options(), scripts)
         except (ValueError, TypeError) as exc:
@@ -92,6 +98,61 @@ class RedisClusterStore(RedisBackedStore):
     def _nodes(self) -> list:
         return self._router.nodes()
 
+    def _add(self, items: list[tuple[str, tuple, list]]) -> list:
+        """Replies to step 2's ``items`` -- (route key, ADD command, the same as a part of an
+        ADD_LOCAL call) -- in one round trip: the items of a node in one ADD_LOCAL call (a script
+        call costs its server more than the commands it runs), a lone item as its command. A
+        node's call that fails (the slot map was out of date: an item's keys are served
+        elsewhere) is sent again as its items' commands, which the router takes to the right
+        nodes; ADD finds the items stored before the failure there and leaves them as they are."""
+        by_node: dict[object, list[int]] = {}
+        for i, (key, _, _) in enumerate(items):
+            by_node.setdefault(self._router.node_of(key), []).append(i)
+        commands: list[Command] = []
+        parts: list[tuple[list[int], bool]] = []  # the items of each command, whether a node's call
+        for numbers in by_node.values():
+            if self._local and len(numbers) > 1:
+                args = [x for i in numbers for x in items[i][2]]
+                commands.append((items[numbers[0]][0], ("EVALSHA", self._add_local_sha, 0, self.layout.entry_bytes,
+                                                        *args)))
+                parts.append((numbers, True))
+            else:
+                commands += [(items[i][0], items[i][1]) for i in numbers]
+                parts += [([i], False) for i in numbers]
+        replies: list = [None] * len(items)
+        again: list[int] = []
+        for (numbers, local), reply in zip(parts, self._batch(commands, "check-and-add", error_replies=True)):
+            if isinstance(reply, Exception):
+                if not local:
+                    raise self._fail("check-and-add", reply)
+                again += numbers
+                self._local_failed(reply)
+            elif local:
+                for i, got in zip(numbers, reply):
+                    replies[i] = got
+            else:
+                replies[numbers[0]] = reply
+        if again:
+            for i, got in zip(again, self._batch([(items[i][0], items[i][1]) for i in again], "check-and-add")):
+                replies[i] = got
+        return replies
+
+    def _local_failed(self, error: Exception) -> None:
+        """An ADD_LOCAL call's error: the slot map is read again; a cluster that refuses a
+        script keys of several slots (Redis 5 to 7 do not) gets a call a group from now on."""
+        if "same slot" in str(error) and self._local:
+            self._local = False
+            logger.warning("ContentSeen: store %s: the cluster refuses scripts over several slots of a node (%s); "
+                           "storing with a script call a slot from now on", display_url(self.url), one_line(error))
+        try:
+            self._router.refresh()
+        except USE_ERRORS:
+            pass
+
+    def _buckets(self, buckets: list[list[tuple[str, int]]], what: str) -> list:
+        """Step 1: each query's ``buckets`` (hash name, field) read, query after query."""
+        return self._batch([(name, ("HGET", name, field)) for each in buckets for name, field in each], what)
+
     def _found(self, entry: bytes, buckets: list, limit: int | None) -> dict[bytes, list]:
         """The entries of a query's ``buckets`` (HGET replies) that match it: entry -> [distance,
         page distance, record (read later)]."""
@@ -106,31 +167,30 @@ class RedisClusterStore(RedisBackedStore):
 
     def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
         entry = self._entry(fingerprint, page)
-        replies = self._batch([(name, ("HGET", name, field)) for name, field in self.layout.buckets(fingerprint)],
-                              "lookup")
         cutoff = self.cutoff()
-        return self._closest(self._found(entry, replies, limit), "lookup",
-                             b"" if cutoff is None else struct.pack(">d", cutoff))[0]
+        found = self._found(entry, self._buckets([self.layout.buckets(fingerprint)], "lookup"), limit)
+        return self._closest([found], "lookup", b"" if cutoff is None else struct.pack(">d", cutoff))[0][0]
 
     def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
-        """Step 1 for every query in one round trip; the matches' records (a round trip for each
-        query that has one); step 2 for every query left, in one round trip. A query also
+        """Step 1 for every query in one round trip; the matches' records in one more (when
+        some query has a match); step 2 for every query left, in one round trip. A query also
         matches an earlier one of the batch left to be stored, as if it were (compared here)."""
         layout, now = self.layout, time.time()
         cutoff = self.cutoff()
         cutoff_bytes = b"" if cutoff is None else struct.pack(">d", cutoff)
         asked = [_Asked(fp, url, self._entry(fp, page), layout.record(url, now), layout.buckets(fp), limit)
                  for fp, url, page, limit in queries]
-        replies = self._batch([(name, ("HGET", name, field)) for a in asked for name, field in a.buckets],
-                              "check-and-add")
+        replies = self._buckets([a.buckets for a in asked], "check-and-add")
         n = len(asked[0].buckets)  # tables a query
+        closest = self._closest([self._found(a.entry, replies[q * n : (q + 1) * n], a.limit)
+                                 for q, a in enumerate(asked)], "check-and-add", cutoff_bytes)
+        expired = [m for _, gone in closest for m in gone]
+        if expired:
+            self._remove(list(dict.fromkeys(expired)), cutoff_bytes)
         matches: list[Match | None] = []
         added: list[tuple[int, _Asked]] = []  # the queries to store, in order
         for q, a in enumerate(asked):
-            match, expired = self._closest(self._found(a.entry, replies[q * n : (q + 1) * n], a.limit),
-                                           "check-and-add", cutoff_bytes)
-            if expired:
-                self._remove(expired, cutoff_bytes)
+            match = closest[q][0]
             for _, other in added:  # the batch's own, stored after every stored entry: ties go to those
                 near = layout.near(a.entry, other.entry, self.distance, a.limit)
                 if near and (match is None or near[0] < match.distance):
@@ -142,8 +202,7 @@ class RedisClusterStore(RedisBackedStore):
         if not added:
             return matches
         groups = len(layout.groups)
-        claims = self._batch([c for _, a in added for c in self._add_commands(a.fingerprint, a.entry, a.record,
-                                                                                a.buckets)], "check-and-add")
+        claims = self._add([item for _, a in added for item in self._add_items(a)])
         for i, (q, a) in enumerate(added):
             rec = claims[i * groups]
             if rec and rec != a.record:  # a racer stored the identical entry first (else: stored, or
@@ -153,41 +212,59 @@ class RedisClusterStore(RedisBackedStore):
                                    page_distance=0 if has_page else None)
         return matches
 
-    def _add_commands(self, fingerprint: int, entry: bytes, record: bytes, buckets: list) -> list[Command]:
-        """Step 2: one ADD script per group, group 0 (the record's claim) first."""
+    def _add_items(self, a: _Asked) -> list[tuple[str, tuple, list]]:
+        """Step 2 of a query, for ``_add``: a group each, group 0 (the record's claim) first,
+        as one ADD script call and as its part of a node's ADD_LOCAL script."""
         layout = self.layout
-        commands = []
+        items = []
         for g, tables in layout.groups.items():
-            keys = [buckets[t][0] for t in tables]
-            if g == 0:
-                keys += [layout.record_key(fingerprint), layout.counter_key(layout.tag0(fingerprint))]
-            command = ("EVALSHA", self._add_sha, len(keys), *keys, entry, record, "1" if g == 0 else "0",
-                       *(buckets[t][1] for t in tables))
-            commands.append((keys[0], command))
-        return commands
+            keys = [a.buckets[t][0] for t in tables]
+            fields = [a.buckets[t][1] for t in tables]
+            claim = [layout.record_key(a.fingerprint), layout.counter_key(layout.tag0(a.fingerprint))] if g == 0 else []
+            command = ("EVALSHA", self._add_sha, len(keys) + len(claim), *keys, *claim, a.entry, a.record,
+                       "1" if g == 0 else "0", *fields)
+            part = ["1" if g == 0 else "0", len(tables), a.entry, a.record, *claim,
+                    *(x for key, field in zip(keys, fields) for x in (key, field))]
+            items.append((keys[0], command, part))
+        return items
 
-    def _closest(self, found: dict[bytes, list], what: str, cutoff: bytes) -> tuple[Match | None, list[bytes]]:
-        """The closest entry of ``found`` that has a record stored at ``cutoff`` or later (b"":
-        any; ties: stored first, smaller entry), and the expired entries met on the way: the
-        records of those at the least distance are read, one round trip."""
+    def _closest(self, founds: list[dict[bytes, list]], what: str,
+                 cutoff: bytes) -> list[tuple[Match | None, list[bytes]]]:
+        """For each query's ``found``: the closest entry that has a record stored at ``cutoff``
+        or later (b"": any; ties: stored first, smaller entry), and the expired entries met on
+        the way. The records of every query's entries at its least distance are read together,
+        one round trip (more only when all of a query's were gone)."""
         layout = self.layout
-        expired: list[bytes] = []
-        while found:
-            least = min(c[0] for c in found.values())
-            tied = [m for m, c in found.items() if c[0] == least]
-            keys = [layout.record_key(layout.decode_entry(m)[0]) for m in tied]
-            for m, rec in zip(tied, self._batch([(key, ("HGET", key, m)) for key, m in zip(keys, tied)], what)):
-                found[m][2] = rec
+        results: list[Match | None] = [None] * len(founds)
+        expired: list[list[bytes]] = [[] for _ in founds]
+        todo = [q for q, found in enumerate(founds) if found]
+        while todo:
+            asks = []
+            for q in todo:
+                least = min(c[0] for c in founds[q].values())
+                asks += [(q, m) for m, c in founds[q].items() if c[0] == least]
+            keys = [layout.record_key(layout.decode_entry(m)[0]) for _, m in asks]
+            recs = self._batch([(key, ("HGET", key, m)) for key, (_, m) in zip(keys, asks)], what)
+            tied: dict[int, list[bytes]] = {}
+            for (q, m), rec in zip(asks, recs):
+                founds[q][m][2] = rec
                 if rec and rec[:8] < cutoff:
-                    expired.append(m)
-            stored = [m for m in tied if found[m][2] and found[m][2][:8] >= cutoff]
-            if stored:
-                best = min(stored, key=lambda m: (found[m][2][:8], m))
-                d, pd, rec = found[best]
-                return self._match(best[: layout.fp_bytes], d, rec[8:], pd), expired
-            for m in tied:  # no record (an add that did not finish, a removed entry), or expired
-                del found[m]
-        return None, expired
+                    expired[q].append(m)
+                tied.setdefault(q, []).append(m)
+            todo = []
+            for q, ms in tied.items():
+                found = founds[q]
+                stored = [m for m in ms if found[m][2] and found[m][2][:8] >= cutoff]
+                if stored:
+                    best = min(stored, key=lambda m: (found[m][2][:8], m))
+                    d, pd, rec = found[best]
+                    results[q] = self._match(best[: layout.fp_bytes], d, rec[8:], pd)
+                    continue
+                for m in ms:  # no record (an add that did not finish, a removed entry), or expired
+                    del found[m]
+                if found:
+                    todo.append(q)
+        return list(zip(results, expired))
 
     def _remove(self, entries: list[bytes], cutoff: bytes) -> int:
         """Group 0's script removes each entry's record (when older than ``cutoff``) and its

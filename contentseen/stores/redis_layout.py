@@ -225,15 +225,30 @@ local function without(bucket, m)
 end
 """
 
-# Appends entry ``v`` (E bytes) to a bucket unless it is there already (a racer stored the same).
+# Appends entry ``v`` (E bytes) to a bucket unless it is there already (a racer stored the same):
+# found by a plain find at an entry's start, without a Lua string per entry.
 _APPEND = r"""
 local function append(key, field, v)
   local bucket = redis.call('HGET', key, field)
   if not bucket then redis.call('HSET', key, field, v); return end
-  for s = 1, #bucket, E do
-    if sub(bucket, s, s + E - 1) == v then return end
+  local at = string.find(bucket, v, 1, true)
+  while at do
+    if (at - 1) % E == 0 then return end
+    at = string.find(bucket, v, at + 1, true)
   end
   redis.call('HSET', key, field, bucket .. v)
+end
+"""
+
+# Group 0's claim of entry q's record (time + URL) in record hash rkey: the record a racer stored
+# first with the identical entry, else false (stored, and the counter ckey counted).
+_CLAIM = r"""
+local function claim(rkey, ckey, q, record)
+  if redis.call('HSETNX', rkey, q, record) == 1 then
+    redis.call('INCR', ckey)
+    return false
+  end
+  return redis.call('HGET', rkey, q)
 end
 """
 
@@ -330,26 +345,50 @@ return 1
 # Group 0 claims the record: returns the record a racer stored first with the identical entry,
 # else stores it (nil). Every group appends the entry to its buckets unless it is there.
 ADD_LUA = r"""
-local sub, q = string.sub, ARGV[1]
+local q = ARGV[1]
 local E = #q
-""" + _APPEND + r"""
-local claim = ARGV[3] == '1'
-local n = claim and #KEYS - 2 or #KEYS
-if claim then
-  local rec = redis.call('HGET', KEYS[n + 1], q)
-  if rec then return rec end
-  redis.call('HSET', KEYS[n + 1], q, ARGV[2])
-  redis.call('INCR', KEYS[n + 2])
+""" + _APPEND + _CLAIM + r"""
+local n = #KEYS
+if ARGV[3] == '1' then
+  n = n - 2
+  local racer = claim(KEYS[n + 1], KEYS[n + 2], q, ARGV[2])
+  if racer then return racer end
 end
 for i = 1, n do append(KEYS[i], ARGV[3 + i], q) end
 return false
+"""
+
+# Cluster, step 2 of a batch on one node: ADD_LUA for several (query, group) items, one after
+# another. Keys are named in ARGV, none is declared: the script may use keys of every slot its
+# node serves (Redis 5 and later; 7.0+ for a script without a shebang); a key of a slot served
+# elsewhere (the client's slot map was out of date) fails it ("non local key") at an item's first
+# key (an item's keys share a slot), so each item is stored whole or not at all. ARGV = E, then
+# per item: "1" to claim (group 0) else "0", the number of tables n, entry, record, (claim:
+# record key, counter key), then n (bucket key, field). Returns per item the record a racer
+# stored first, else nil.
+ADD_LOCAL_LUA = r"""
+local E = tonumber(ARGV[1])
+""" + _APPEND + _CLAIM + r"""
+local out, a = {}, 2
+while a <= #ARGV do
+  local n, q, p, racer = tonumber(ARGV[a + 1]), ARGV[a + 2], a + 4, false
+  if ARGV[a] == '1' then
+    racer = claim(ARGV[p], ARGV[p + 1], q, ARGV[a + 3])
+    p = p + 2
+  end
+  out[#out + 1] = racer
+  if not racer then
+    for i = p, p + 2 * n - 1, 2 do append(ARGV[i], ARGV[i + 1], q) end
+  end
+  a = p + 2 * n
+end
+return out
 """
 
 # Bulk load. ARGV = buckets per entry nb, "1" to claim records, entry width E, then per entry:
 # entry, record, nb fields. KEYS per entry: nb buckets (then its record key and counter key when
 # claiming). An entry whose record exists is skipped: entries stay distinct.
 ADD_MANY_LUA = r"""
-local sub = string.sub
 local nb, claim, E = tonumber(ARGV[1]), ARGV[2] == '1', tonumber(ARGV[3])
 """ + _APPEND + r"""
 local per_key = claim and nb + 2 or nb

@@ -180,6 +180,10 @@ class ClusterRouter:
     def nodes(self) -> list[Node]:
         return list(dict.fromkeys(self._slots))
 
+    def node_of(self, key: str) -> Node:
+        """The node of ``key``'s slot, by the slot map as last read."""
+        return self._slots[key_slot(key.encode())]
+
     def send(self, commands: list[Command]) -> list:
         """Replies to ``commands`` in order; an error reply is its exception."""
         replies: list = [None] * len(commands)
