@@ -25,7 +25,10 @@ within 3: dropped). Throughput: ``--clients`` processes released together, each 
 ``--checks`` check_and_adds, 80% new pages and 20% near copies; server CPU is the growth of
 ``used_cpu_user + used_cpu_sys`` over all nodes, per check, and ``capacity`` what the nodes
 could serve with a core each (nodes / server CPU per check) -- the clients and the servers share
-this machine's cores, so the measured checks/s is bounded by the clients' CPU. With ``--batch``,
+this machine's cores, so the measured checks/s is bounded by the clients' CPU. Every store stays
+loaded, and the throughput is measured in ``--rounds`` rounds, each over every store one after
+another (this machine's speed drifts by tens of percent within minutes: a ratio of two stores
+is taken within a round); a row shows the store's median round by server CPU. With ``--batch``,
 the throughput is measured again for each batch size: every client sends its checks that many
 at a time (``check_many``, what the middleware's store thread sends when that many pages wait
 for it); latencies are then a batch's. Races: the
@@ -275,6 +278,7 @@ def main(argv=None) -> None:
     ap.add_argument("--skip-baseline", action="store_true", help="no one-table-per-block server store")
     ap.add_argument("--shards", default="3", help="comma-separated primaries of the clusters measured (default 3)")
     ap.add_argument("--batch", default="1", help="comma-separated batch sizes of the throughput and races (default 1)")
+    ap.add_argument("--rounds", type=int, default=3, help="throughput rounds over all stores (default 3; the median is shown)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     shards = [int(n) for n in args.shards.split(",")]
@@ -300,6 +304,7 @@ def main(argv=None) -> None:
             setups.append(("one server", server.url, "bench", expected, server_clients))
             if not args.skip_baseline:
                 setups.append(("one server, blocks (1M)", server.url, "blocks", 1_000_000, server_clients))
+            loaded = []
             for name, url, prefix, exp, clients in setups:
                 rng = random.Random(args.seed)
                 store = open_bench(url, prefix, exp)
@@ -312,17 +317,31 @@ def main(argv=None) -> None:
                 row.update({f"one_{k}": v for k, v in latency(store, fps, pages, rng, args.latency).items()})
                 store.close()
                 print(f"   one client: new {row['one_new']} us, near {row['one_near']} us (p50 / p99)", flush=True)
+                loaded.append((name, url, prefix, exp, clients, row, rng))
+            # every store measured in each round, one after another: the machine's drift between
+            # rounds falls on all of them; each row is the store's median round by server CPU
+            passes: dict[tuple[str, int], list[dict]] = {}
+            for r in range(args.rounds):
+                print(f"\n== round {r + 1} of {args.rounds}", flush=True)
                 for batch in batches:
-                    row = dict(row, batch=batch, **throughput(url, prefix, exp, fps, pages, clients, args, rng, batch))
-                    assert row["wrong"] == 0, f"{row['wrong']} checks kept a near copy or dropped a new page"
-                    print(f"   {args.clients} clients, batches of {batch}: {row['checks_s']:,.0f} checks/s; server "
-                          f"{row['server_us']:.0f} us CPU/check, capacity {row['capacity']:,.0f}/s", flush=True)
-                    rows.append(row)
-                    if prefix == "bench":
-                        race_rows.append(dict(store=name, batch=batch,
-                                              **races(url, prefix, exp, clients, args, args.seed, batch)))
-                        print(f"   races: identical leaks {race_rows[-1]['identical']}; near {race_rows[-1]['near']}",
-                              flush=True)
+                    for name, url, prefix, exp, clients, row, rng in loaded:
+                        got = throughput(url, prefix, exp, fps, pages, clients, args, rng, batch)
+                        assert got["wrong"] == 0, f"{got['wrong']} checks kept a near copy or dropped a new page"
+                        passes.setdefault((name, batch), []).append(got)
+                        print(f"   {name}, batches of {batch}: {got['checks_s']:,.0f} checks/s; server "
+                              f"{got['server_us']:.0f} us CPU/check, capacity {got['capacity']:,.0f}/s", flush=True)
+            for batch in batches:
+                for name, url, prefix, exp, clients, row, rng in loaded:
+                    got = sorted(passes[name, batch], key=lambda p: p["server_us"])[(args.rounds - 1) // 2]
+                    rows.append(dict(row, batch=batch, **got, rounds=passes[name, batch]))
+            rows.sort(key=lambda r: [x[0] for x in loaded].index(r["store"]))
+            for name, url, prefix, exp, clients, row, rng in loaded:
+                if prefix != "bench":
+                    continue
+                for batch in batches:
+                    race_rows.append(dict(store=name, batch=batch, **races(url, prefix, exp, clients, args, args.seed, batch)))
+                    print(f"   {name}, batches of {batch}: races: identical leaks {race_rows[-1]['identical']}; "
+                          f"near {race_rows[-1]['near']}", flush=True)
             costs = call_costs(server_clients[0])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -338,9 +357,11 @@ def main(argv=None) -> None:
     server = {r["batch"]: r for r in rows if r["store"] == "one server"}
     for c in rows[: len(shards) * len(batches)]:
         s, one = server[c["batch"]], server[batches[0]]
+        each = ", ".join(f"{a['capacity'] / b['capacity']:.2f}x" for a, b in zip(c["rounds"], s["rounds"]))
         print(f"\n{c['store']}, batches of {c['batch']} / one server, same batches (/ batches of {batches[0]}): "
               f"measured checks/s {c['checks_s'] / s['checks_s']:.2f}x ({c['checks_s'] / one['checks_s']:.2f}x); "
-              f"capacity (a core a node) {c['capacity'] / s['capacity']:.2f}x ({c['capacity'] / one['capacity']:.2f}x)")
+              f"capacity (a core a node) {c['capacity'] / s['capacity']:.2f}x ({c['capacity'] / one['capacity']:.2f}x); "
+              f"round by round, same batches: {each}")
     print(f"\none server's CPU: a round trip {costs['round_trip']:.1f} µs, an HGET in a pipeline of 10 "
           f"{costs['hget']:.1f} µs, a script call in a pipeline of 10 {costs['script']:.1f} µs")
     print_table(race_rows, [("store", "store"), ("batch", "batch"), ("identical", "identical pages kept twice"),

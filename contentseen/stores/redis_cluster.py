@@ -9,10 +9,11 @@ kept, and refreshed when a node answers MOVED or a connection fails).
 1. *lookup*: HGET of the query's bucket in every table; the matching entries are compared in
    Python, and the records of the closest are read (one more round trip, only when something
    matches; ties: stored first; a match without a record is an add that did not finish: skipped).
-2. if none, *add*: one script per group. Group 0's claims the query's record -- atomic on its
-   shard, so of crawlers racing with identical content (and page) exactly one keeps it, the
+2. if none, *add*, a group at a time (ADD_LUA). Group 0's claims the query's record -- atomic on
+   its shard, so of crawlers racing with identical content (and page) exactly one keeps it, the
    others get its record as their match -- and every group appends the entry to its buckets
-   unless it is there.
+   unless it is there. The groups a node serves go as one script call (ADD_LOCAL_LUA, see
+   ``_add``): a call costs its server more than the commands it runs.
 
 Near (not identical) copies checked by two crawlers within one round trip of each other may both
 be kept: neither saw the other's entry in step 1. Nothing is kept twice otherwise.
@@ -121,25 +122,28 @@ class RedisClusterStore(RedisBackedStore):
                 parts += [([i], False) for i in numbers]
         replies: list = [None] * len(items)
         again: list[int] = []
+        failed: Exception | None = None
         for (numbers, local), reply in zip(parts, self._batch(commands, "check-and-add", error_replies=True)):
             if isinstance(reply, Exception):
                 if not local:
                     raise self._fail("check-and-add", reply)
                 again += numbers
-                self._local_failed(reply)
+                failed = reply
             elif local:
                 for i, got in zip(numbers, reply):
                     replies[i] = got
             else:
                 replies[numbers[0]] = reply
-        if again:
+        if failed is not None:
+            self._local_failed(failed)
             for i, got in zip(again, self._batch([(items[i][0], items[i][1]) for i in again], "check-and-add")):
                 replies[i] = got
         return replies
 
     def _local_failed(self, error: Exception) -> None:
         """An ADD_LOCAL call's error: the slot map is read again; a cluster that refuses a
-        script keys of several slots (Redis 5 to 7 do not) gets a call a group from now on."""
+        script keys of several slots (Redis 5 to 7 do not, to a script without a shebang) gets a
+        call a group from now on."""
         if "same slot" in str(error) and self._local:
             self._local = False
             logger.warning("ContentSeen: store %s: the cluster refuses scripts over several slots of a node (%s); "
