@@ -142,8 +142,8 @@ def test_slots_moved_between_a_batchs_steps(tmp_path):
     """Slots moved to another node (``redis-cli --cluster reshard``) between the steps of a
     batch: the store's slot map is out of date for step 2, a script a node. The node that lost
     the slots fails its script at the first item moved; the script's items go again a group at a
-    time, to the nodes that serve them now. Every answer equals the
-    brute-force scan's, every entry is found again, every key is on the node of its slot."""
+    time, to the nodes that serve them now. Every answer equals the brute-force scan's, every
+    entry is found again, every key is on the node of its slot."""
     ops = planted_page_workload(64, 3, 4, 300, seed=41)
     with RedisClusterNodes(tmp_path / "cluster") as cluster:
         with open_store(cluster.url, identity(64), 64, 3, page_distance=4) as store:
