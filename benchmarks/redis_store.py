@@ -330,11 +330,10 @@ def main(argv=None) -> None:
                         passes.setdefault((name, batch), []).append(got)
                         print(f"   {name}, batches of {batch}: {got['checks_s']:,.0f} checks/s; server "
                               f"{got['server_us']:.0f} us CPU/check, capacity {got['capacity']:,.0f}/s", flush=True)
-            for batch in batches:
-                for name, url, prefix, exp, clients, row, rng in loaded:
+            for name, url, prefix, exp, clients, row, rng in loaded:
+                for batch in batches:
                     got = sorted(passes[name, batch], key=lambda p: p["server_us"])[(args.rounds - 1) // 2]
                     rows.append(dict(row, batch=batch, **got, rounds=passes[name, batch]))
-            rows.sort(key=lambda r: [x[0] for x in loaded].index(r["store"]))
             for name, url, prefix, exp, clients, row, rng in loaded:
                 if prefix != "bench":
                     continue
