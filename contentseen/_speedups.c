@@ -31,6 +31,10 @@
    Pieces are told apart by their bytes. None instead where the pieces would cost too many
    probes of the table (a text crafted to collide): Python's dict is the way there.
 
+   simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) makes a page's
+   fingerprint from the scan's hashes as fingerprints.PageFingerprinter's numpy way does: see
+   simhash below.
+
    nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
    weigh(text) their UTF-8 bytes, as text._chars.
 
@@ -44,6 +48,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #define P1 11400714785074694791ULL
 #define P2 14029467366897019727ULL
@@ -917,6 +922,14 @@ static PyObject *count_nonblank(PyObject *text, int utf8) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND) { /* most pages: a byte a character, read without a switch */
+        const uint8_t *p = data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint8_t c = p[i];
+            count += c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0 ? 0 : utf8 && c >= 0x80 ? 2 : 1;
+        }
+        return PyLong_FromSsize_t(count);
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0)
@@ -1255,6 +1268,260 @@ static PyObject *weights_of(PyObject *self, PyObject *args) {
     return Py_BuildValue("(LL)", (long long)w->total[at], (long long)w->free[at]);
 }
 
+/* simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) -> (fingerprint, total)
+
+   A fingerprint of fingerprints.PageFingerprinter made in one pass, as its numpy way makes it
+   (_weighted, _Rows.pairs, word_weights, SimHasher.fingerprint_rows): each term's table row
+   (``table``: +1 a set bit, -1 a clear one, ``bits`` <= 64 columns packed in ceil(bits / 8)
+   bytes a row, column 8b + m in bit m of byte b; rows 0..size-1) added ``k`` times to the column
+   sums, k = rint(weight * quantum), the weight quantized so that the sums are exact whatever
+   their order. ``parts`` is a tuple of (hashes, counts, multiplier):
+
+   counts given   a page's distinct tokens (uint64 hashes, int64 counts >= 1): row hash % size,
+                  none for a stopword (its hash in ``stop``, sorted); weight multiplier * W(count);
+   counts None    a sequence of words: each distinct pair of neighbours (r1, r2 their hashes
+                  % size) gets row mix64((r1 * size + r2) ^ PAIR_SALT) % size and weight
+                  multiplier * W(its count).
+
+   W is the weighting: ``mode`` 0 the count, 1 1 + ln(count) (``log_weights[count]`` below its
+   length, as word_weights), 2 one. ``total`` is the count of the first part's terms; below
+   ``min_total`` the fingerprint is None. Allocates the pairs' table only: twice a part's words. */
+
+#define PAIR_SALT 0x5EED0F9A125ULL
+
+static inline uint64_t splitmix_mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Terms of one weight k are counted, not added: each term's packed row adds one to the 8-bit
+   counter of each of its set columns (``spread``: 8 counters a uint64), flushed into the class's
+   column counts every 255 terms. A column's sum is then sum over classes of k * (2 * set - terms),
+   exact in int64. Terms of a weight whose class is not found in a few probes (all CLASSES taken)
+   are added one by one. */
+#define CLASSES 64
+
+typedef struct {
+    int64_t k, terms, set[64];
+    uint64_t counters[8];
+    int pending;
+} Class;
+
+typedef struct {
+    const uint8_t *table; /* ceil(bits / 8) bytes a row, column 8b + m in bit m of byte b */
+    Py_ssize_t bits, row_bytes;
+    uint64_t size, mask; /* mask: size - 1 when size is a power of two (no division), else 0 */
+    const double *log_weights;
+    Py_ssize_t n_log;
+    int mode;
+    double quantum;
+    int n_classes;
+    Class *classes;
+    uint8_t slots[2 * CLASSES]; /* class index + 1 by k's hash; 0: free */
+    int64_t sums[64];
+} Sums;
+
+static uint64_t spread[256];
+
+static inline uint64_t row_of(const Sums *s, uint64_t h) { return s->mask ? h & s->mask : h % s->size; }
+
+static void class_flush(Class *c, Py_ssize_t row_bytes) {
+    for (Py_ssize_t b = 0; b < row_bytes; b++) {
+        for (int m = 0; m < 8; m++)
+            c->set[8 * b + m] += (int64_t)((c->counters[b] >> (8 * m)) & 0xFF);
+        c->counters[b] = 0;
+    }
+    c->pending = 0;
+}
+
+static inline void sums_add(Sums *s, uint64_t row, double multiplier, int64_t count) {
+    if (count < 1)
+        return;
+    double w = s->mode == 0 ? (double)count
+             : s->mode == 2 ? 1.0
+             : count < s->n_log ? s->log_weights[count] : 1.0 + log((double)count);
+    double scaled = multiplier * w;
+    int64_t k = (int64_t)rint(scaled * s->quantum);
+    const uint8_t *r = s->table + row * (uint64_t)s->row_bytes;
+    Class *c = NULL;
+    unsigned at = (unsigned)(((uint64_t)k * 0x9E3779B97F4A7C15ULL) >> 57); /* of 2 * CLASSES slots */
+    for (int probes = 0; probes < 8; probes++, at = (at + 1) & (2 * CLASSES - 1)) {
+        int i = s->slots[at] - 1;
+        if (i >= 0 && s->classes[i].k == k) {
+            c = s->classes + i;
+            break;
+        }
+        if (i < 0) {
+            if (s->n_classes < CLASSES) {
+                s->slots[at] = (uint8_t)(s->n_classes + 1);
+                c = s->classes + s->n_classes++;
+                c->k = k;
+            }
+            break;
+        }
+    }
+    if (!c) {
+        for (Py_ssize_t j = 0; j < s->bits; j++)
+            s->sums[j] += (r[j >> 3] >> (j & 7)) & 1 ? k : -k;
+        return;
+    }
+    for (Py_ssize_t b = 0; b < s->row_bytes; b++)
+        c->counters[b] += spread[r[b]];
+    c->terms++;
+    if (++c->pending == 255)
+        class_flush(c, s->row_bytes);
+}
+
+static void sums_close(Sums *s) {
+    for (int i = 0; i < s->n_classes; i++) {
+        Class *c = s->classes + i;
+        class_flush(c, s->row_bytes);
+        for (Py_ssize_t j = 0; j < s->bits; j++)
+            s->sums[j] += c->k * (2 * c->set[j] - c->terms);
+    }
+}
+
+static inline int stopped(const uint64_t *stop, Py_ssize_t n, uint64_t h) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (stop[mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && stop[lo] == h;
+}
+
+/* The distinct neighbouring pairs of a sequence, counted, then added. 0, or -1: no memory. */
+static int pairs_add(Sums *s, const uint64_t *seq, Py_ssize_t n, double multiplier) {
+    if (n < 2)
+        return 0;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap <<= 1;
+    uint64_t *keys = PyMem_RawMalloc(cap * sizeof(uint64_t));
+    int64_t *counts = PyMem_RawCalloc(cap, sizeof(int64_t));
+    if (!keys || !counts) {
+        PyMem_RawFree(keys);
+        PyMem_RawFree(counts);
+        return -1;
+    }
+    size_t mask = cap - 1;
+    uint64_t next = row_of(s, seq[0]);
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        uint64_t first = next;
+        next = row_of(s, seq[i + 1]);
+        uint64_t key = first * s->size + next;
+        size_t at = (size_t)splitmix_mix(key) & mask;
+        while (counts[at] && keys[at] != key)
+            at = (at + 1) & mask;
+        keys[at] = key;
+        counts[at]++;
+    }
+    for (size_t at = 0; at < cap; at++)
+        if (counts[at])
+            sums_add(s, row_of(s, splitmix_mix(keys[at] ^ PAIR_SALT)), multiplier, counts[at]);
+    PyMem_RawFree(keys);
+    PyMem_RawFree(counts);
+    return 0;
+}
+
+static PyObject *simhash(PyObject *self, PyObject *args) {
+    Py_buffer tb, sb, lb;
+    Py_ssize_t bits, size, min_total;
+    int mode;
+    double quantum;
+    PyObject *parts;
+    if (!PyArg_ParseTuple(args, "y*nny*y*idnO!", &tb, &bits, &size, &sb, &lb, &mode, &quantum, &min_total,
+                          &PyTuple_Type, &parts))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n_parts = PyTuple_GET_SIZE(parts), done = 0;
+    Py_buffer *bufs = PyMem_RawCalloc((size_t)(2 * n_parts + 1), sizeof(Py_buffer));
+    double *multipliers = PyMem_RawMalloc((size_t)(n_parts + 1) * sizeof(double));
+    Sums s = {tb.buf, bits, (bits + 7) / 8, (uint64_t)size, (size & (size - 1)) ? 0 : (uint64_t)size - 1, lb.buf, lb.len / (Py_ssize_t)sizeof(double), mode, quantum,
+              0, PyMem_RawCalloc(CLASSES, sizeof(Class)), {0}, {0}};
+    if (!bufs || !multipliers || !s.classes) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (bits < 1 || bits > 64 || size < 1 || tb.len < size * ((bits + 7) / 8) || mode < 0 || mode > 2) {
+        PyErr_SetString(PyExc_ValueError, "simhash: bad table, bits, size or mode");
+        goto out;
+    }
+    for (; done < n_parts; done++) {
+        Py_buffer *b = bufs + 2 * done;
+        PyObject *counts = Py_None;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(parts, done), "y*Od", b, &counts, multipliers + done))
+            goto out;
+        if (counts != Py_None && PyObject_GetBuffer(counts, b + 1, PyBUF_SIMPLE) < 0) {
+            done++;
+            goto out;
+        }
+        if (b[1].obj && b[1].len != b->len) {
+            done++;
+            PyErr_SetString(PyExc_ValueError, "simhash: a part's arrays differ in length");
+            goto out;
+        }
+    }
+    int64_t total = 0;
+    int status = 0;
+    const uint64_t *stop = sb.buf;
+    Py_ssize_t n_stop = sb.len / 8;
+    uint64_t maybe_stop[64] = {0}; /* a bit a stopword's hash % 4096: most words need no search */
+    for (Py_ssize_t i = 0; i < n_stop; i++)
+        maybe_stop[(stop[i] >> 6) & 63] |= (uint64_t)1 << (stop[i] & 63);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t p = 0; p < n_parts && status == 0; p++) {
+        Py_buffer *b = bufs + 2 * p;
+        const uint64_t *hashes = b->buf;
+        Py_ssize_t n = b->len / 8;
+        if (!b[1].obj) {
+            status = pairs_add(&s, hashes, n, multipliers[p]);
+            continue;
+        }
+        const int64_t *counts = b[1].buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t h = hashes[i];
+            if ((maybe_stop[(h >> 6) & 63] >> (h & 63)) & 1 && stopped(stop, n_stop, h))
+                continue;
+            if (p == 0)
+                total += counts[i];
+            sums_add(&s, row_of(&s, h), multipliers[p], counts[i]);
+        }
+        if (p == 0 && total < min_total)
+            status = 1;
+    }
+    if (status == 0)
+        sums_close(&s);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (status == 1) {
+        result = Py_BuildValue("(OL)", Py_None, (long long)total);
+        goto out;
+    }
+    uint64_t fingerprint = 0;
+    for (Py_ssize_t j = 0; j < bits; j++)
+        fingerprint = (fingerprint << 1) | (uint64_t)(s.sums[j] > 0);
+    result = Py_BuildValue("(KL)", (unsigned long long)fingerprint, (long long)total);
+out:
+    for (Py_ssize_t i = 0; bufs && i < 2 * done; i++)
+        if (bufs[i].obj)
+            PyBuffer_Release(bufs + i);
+    PyMem_RawFree(bufs);
+    PyMem_RawFree(multipliers);
+    PyMem_RawFree(s.classes);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&lb);
+    return result;
+}
+
 static PyObject *hash64(PyObject *self, PyObject *args) {
     Py_buffer buf;
     if (!PyArg_ParseTuple(args, "y*", &buf))
@@ -1274,6 +1541,7 @@ static PyMethodDef methods[] = {
     {"tree_weights", tree_weights, METH_O, "tree_weights(root) -> capsule or None: every element's text weight, with and without links."},
     {"weights_of", weights_of, METH_VARARGS, "weights_of(capsule, node) -> (total, free)."},
     {"kid_frees", kid_frees, METH_VARARGS, "kid_frees(node, cap, max_kids) -> (frees, loose) or None: the children's weights outside links, capped."},
+    {"simhash", simhash, METH_VARARGS, "simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) -> (fingerprint or None, total): see above."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -1292,9 +1560,14 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         else
             piece_byte[c] = 0;
     }
+    for (int v = 0; v < 256; v++) {
+        spread[v] = 0;
+        for (int m = 0; m < 8; m++)
+            spread[v] |= (uint64_t)((v >> m) & 1) << (8 * m);
+    }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 4) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 5) < 0) {
         Py_DECREF(m);
         return NULL;
     }

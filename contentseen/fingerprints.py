@@ -31,10 +31,11 @@ import numpy as np
 import xxhash
 
 from .corpus import read_pages
+from ._native import speedups as _speedups  # None: numpy sums the fingerprints
 from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
 from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix64, table_digest
-from .simhash import MAX_K, SimHasher
+from .simhash import MAX_K, QUANTUM, SimHasher
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, stopword_bytes,
                      token_counts, tokenize, word_counts)
@@ -275,7 +276,7 @@ class _Rows:
         self.fingerprinter, self.stopwords = fingerprinter, stopwords
         self._rows: dict[bytes, int] = {}
         # For HashedTokens (hashed features only): the stopwords as the hashes their rows are of.
-        self._stop_hashes = np.array(sorted({xxhash.xxh64_intdigest(w) for w in stopwords}), dtype=np.uint64)
+        self.stop_hashes = np.array(sorted({xxhash.xxh64_intdigest(w) for w in stopwords}), dtype=np.uint64)
 
     def _looked_up(self, words: Sequence[bytes]) -> np.ndarray:
         """The cached value of each word, words not met yet hashed and cached."""
@@ -297,7 +298,7 @@ class _Rows:
         """The row of each word of ``counts``, in order (-1: a stopword)."""
         if isinstance(counts, HashedTokens):  # the row is the hash modulo the features
             rows = (counts.hashes % np.uint64(self.fingerprinter.features.size)).astype(np.intp)
-            stop = self._stop_hashes
+            stop = self.stop_hashes
             if len(stop):  # (np.isin costs ten times as much)
                 at = np.minimum(np.searchsorted(stop, counts.hashes), len(stop) - 1)
                 rows[stop[at] == counts.hashes] = -1
@@ -333,6 +334,11 @@ class PageFingerprinter:
         self._pairs = isinstance(features, HashedFeatures)
         # Hashed tokens serve the built-in words stage over hashed features (rows are hashes).
         self._scan = self._pairs and type(self.words) is Words
+        # ... and are then fingerprinted in one C pass (``_speedups.simhash``) under a built-in
+        # weighting: the same fingerprints as numpy's way (their sums are exact either way).
+        self._native = (_speedups is not None and self._scan and type(self.weigher) is Weighting
+                        and scheme.bits <= 64)
+        self._mode = ("tf", "log").index(self.weigher.name) if self.weigher.name in ("tf", "log") else 2
         stop = stopword_bytes(stopwords)
         self._rows = _Rows(self.fingerprinter, stop)
         if scheme.page_scheme:
@@ -378,6 +384,11 @@ class PageFingerprinter:
         ``SLIVER_WHOLE_WEIGHT`` times the block's in all: pages that share only the sliver (a
         site tagline) differ by their whole text, pages that share only their template (a
         short text beside a large menu) by the sliver."""
+        if self._native and whole is None and isinstance(counts, HashedTokens):
+            parts = [(counts.hashes, counts.counts, 1.0)]
+            if len(sequence) > 1:
+                parts.append((sequence, None, self.words.pair_weight))
+            return self._native_simhash(rows_of, parts, max(self.scheme.min_words, 1))
         rows, weights, total = self._weighted(rows_of, counts)
         if total < max(self.scheme.min_words, 1):
             return None, total
@@ -391,6 +402,13 @@ class PageFingerprinter:
             rows = np.concatenate((rows, p_rows))
             weights = np.concatenate((weights, self.words.pair_weight * self.weigher(p_counts)))
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
+
+    def _native_simhash(self, rows_of: _Rows, parts: list[tuple], min_total: int) -> tuple[int | None, int]:
+        """``_simhash``'s (fingerprint, content words) of the terms ``parts`` (see
+        ``_speedups.simhash``), in C."""
+        hasher = rows_of.fingerprinter
+        return _speedups.simhash(hasher.packed_table, hasher.bits, hasher.features.size, rows_of.stop_hashes,
+                                 _LOG_WEIGHTS, self._mode, QUANTUM, min_total, tuple(parts))
 
     def of_counts(self, counts: Mapping[bytes, int], text_chars: int) -> PageFingerprints:
         """Content fingerprint of a page given as the count of each of its words (bytes,
@@ -456,6 +474,9 @@ class PageFingerprinter:
         short page's content then moves it less, while a page whose content block is a sliver
         of it (a table of contents narrowed to its site's tagline) is still its whole text."""
         rows_of = self._page_rows
+        if self._native and isinstance(whole, HashedTokens) and isinstance(content, HashedTokens):
+            parts = [(whole.hashes, whole.counts, 1.0), (content.hashes, content.counts, CONTENT_BOOST - 1.0)]
+            return self._native_simhash(rows_of, parts, 0)[0]
         rows, weights, _ = self._weighted(rows_of, whole)
         c_rows, c_weights, _ = self._weighted(rows_of, content)
         return rows_of.fingerprinter.fingerprint_rows(

@@ -181,6 +181,16 @@ def test_weigh_is_pythons(text):
     assert speedups.weigh(text) == len(data.translate(None, weights._BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
 
 
+@needs_build
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet=st.characters(max_codepoint=255), max_size=200))
+def test_nonblank_and_weigh_of_latin1_text(text):
+    # A str of code points below 256 is read a byte a character (its own loop in C).
+    data = text.encode("utf-8")
+    assert speedups.nonblank(text) == len(text) - sum(text.count(c) for c in " \t\n\r\x0b\x0c\xa0")
+    assert speedups.weigh(text) == len(data.translate(None, weights._BLANK_BYTES)) - 2 * data.count(b"\xc2\xa0")
+
+
 def test_built_where_a_compiler_and_headers_are():
     # CI has both: there the speedups must not silently fall back to Python (the tests above
     # would all be skipped), nor the narrowing's weights to the copy of the tree (the selectolax
@@ -336,3 +346,56 @@ def test_every_character_is_read_as_the_regular_expressions_read_it():
     points = [*range(0x80, 0xD800), *range(0xE000, 0x20000), *range(0x20000, 0x21000), *range(0xE0000, 0xE0200)]
     for lo in range(0, len(points), 8192):
         _check_tokens(" ".join(map(chr, points[lo:lo + 8192])))
+
+
+def _both_ways(scheme: Scheme):
+    """A fingerprinter of ``scheme`` summing in C, and one summing in numpy."""
+    fast, slow = scheme.build(), scheme.build()
+    slow._native = False
+    assert fast._native
+    return fast, slow
+
+
+@needs_build
+@pytest.mark.parametrize("scheme", [Scheme(), Scheme(weighting="tf"), Scheme(weighting="binary", min_words=0),
+                                   Scheme(bits=32, features=1000), Scheme(bits=13, features=7, distance=2)],
+                         ids=["default", "tf", "binary", "32 bits, 1000 features", "13 bits, 7 features"])
+def test_fingerprints_summed_in_c_are_numpys(pydoc_texts, scheme):
+    fast, slow = _both_ways(scheme)
+    rnd = random.Random(4)
+    mixed = ["".join(rnd.choice(_ALPHABET) for _ in range(rnd.randint(0, 3000))) for _ in range(60)]
+    pages = pydoc_texts + [PageText(t, t + " menu 12") for t in mixed]
+    pages += [PageText(p.content, p.whole, sliver=True, share=0.3) for p in pydoc_texts[:10]]
+    for page in pages:
+        assert fast.of_texts(page) == slow.of_texts(page)
+
+
+@needs_build
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(1, 50_000)), max_size=400),
+       st.lists(st.integers(0, 450), max_size=2000), st.sampled_from(["log", "tf", "binary"]),
+       st.sampled_from([65536, 1000, 1]))
+def test_c_sums_on_any_terms(terms, picks, weighting, features):
+    # Words of any hash (stopwords among them), counts past the log table's 4,096 and more than the
+    # 64 weight classes, sequences of repeated pairs: the C sums against numpy's.
+    fast, slow = _both_ways(Scheme(weighting=weighting, features=features, min_words=0))
+    stop = fast._rows.stop_hashes
+    hashes = np.array([h for h, _ in terms] + stop[:3].tolist(), dtype=np.uint64)
+    counts = np.array([c for _, c in terms] + [5, 1, 2], dtype=np.int64)
+    tokens_ = tokens.HashedTokens(hashes, counts, np.zeros(len(hashes), dtype=bool),
+                                  hashes[np.array(picks, dtype=np.intp) % len(hashes)])
+    assert fast._simhash(fast._rows, tokens_, tokens_.sequence) == slow._simhash(slow._rows, tokens_, tokens_.sequence)
+    assert fast._page_fingerprint(tokens_, tokens_) == slow._page_fingerprint(tokens_, tokens_)
+
+
+def test_a_tie_is_the_same_in_any_order():
+    # 0.1 + 0.2 - 0.3 is 5.6e-17 in float64 added in that order, 0 or below in others: the weights
+    # are rounded to multiples of 2**-24 first, so the sum is exact and the bit is 0 in every order.
+    from contentseen.features import HashedFeatures
+    from contentseen.simhash import SimHasher
+
+    table = np.array([[1], [1], [-1]], dtype=np.int8)
+    hasher = SimHasher(HashedFeatures(3), table)
+    for order in itertools.permutations(range(3)):
+        rows = np.array(order)
+        assert hasher.fingerprint_rows(rows, np.array([0.1, 0.2, 0.3])[rows]) == 0
