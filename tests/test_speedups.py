@@ -143,17 +143,22 @@ def test_tag_scan_on_any_bytes(noise, tags):
     assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
 
 
+def _assert_same_fingerprints(fast, slow, pydoc_texts: list[PageText], seed: int, share: float) -> None:
+    """``fast`` and ``slow`` fingerprint alike pydoc's pages, texts of mixed scripts and slivers."""
+    rnd = random.Random(seed)
+    mixed = ["".join(rnd.choice(_ALPHABET) for _ in range(rnd.randint(0, 3000))) for _ in range(80)]
+    pages = pydoc_texts + [PageText(t, t + " menu 12") for t in mixed]
+    pages += [PageText(p.content, p.whole, sliver=True, share=share) for p in pydoc_texts[:10]]
+    for page in pages:
+        assert fast.of_texts(page) == slow.of_texts(page)
+
+
 @needs_build
 def test_same_fingerprints_with_and_without_the_token_scan(pydoc_texts):
     fast, slow = Scheme().build(), Scheme().build()
     slow._scan = False
     assert fast._scan
-    rnd = random.Random(3)
-    mixed = ["".join(rnd.choice(_ALPHABET) for _ in range(rnd.randint(0, 3000))) for _ in range(100)]
-    pages = pydoc_texts + [PageText(t, t + " menu") for t in mixed]
-    pages += [PageText(p.content, p.whole, sliver=True, share=0.1) for p in pydoc_texts[:10]]
-    for page in pages:
-        assert fast.of_texts(page) == slow.of_texts(page)
+    _assert_same_fingerprints(fast, slow, pydoc_texts, 3, 0.1)
 
 
 @needs_build
@@ -361,13 +366,7 @@ def _both_ways(scheme: Scheme):
                                    Scheme(bits=32, features=1000), Scheme(bits=13, features=7, distance=2)],
                          ids=["default", "tf", "binary", "32 bits, 1000 features", "13 bits, 7 features"])
 def test_fingerprints_summed_in_c_are_numpys(pydoc_texts, scheme):
-    fast, slow = _both_ways(scheme)
-    rnd = random.Random(4)
-    mixed = ["".join(rnd.choice(_ALPHABET) for _ in range(rnd.randint(0, 3000))) for _ in range(60)]
-    pages = pydoc_texts + [PageText(t, t + " menu 12") for t in mixed]
-    pages += [PageText(p.content, p.whole, sliver=True, share=0.3) for p in pydoc_texts[:10]]
-    for page in pages:
-        assert fast.of_texts(page) == slow.of_texts(page)
+    _assert_same_fingerprints(*_both_ways(scheme), pydoc_texts, 4, 0.3)
 
 
 @needs_build
