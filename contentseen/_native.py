@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 # Raised with every change of the C functions' arguments or results (``API`` in _speedups.c).
-API = 5
+API = 6
 
 speedups: ModuleType | None
 try:

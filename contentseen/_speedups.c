@@ -35,6 +35,8 @@
    fingerprint from the scan's hashes as fingerprints.PageFingerprinter's numpy way does: see
    simhash below.
 
+   line_keys(text, min_chars) keys the long lines of a text as contentseen.templates._keys does.
+
    nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
    weigh(text) their UTF-8 bytes, as text._chars.
 
@@ -1522,6 +1524,89 @@ out:
     return result;
 }
 
+/* line_keys(text, min_chars) -> (keys, others): templates._keys's lines of ``text``: each line (split
+   at "\n") stripped of whitespace (Py_UNICODE_ISSPACE, as re's \s), when ``min_chars`` long or
+   more, folded -- each run of ASCII digits one "0", then case-folded as str.casefold folds the
+   characters below U+0100 -- and, when still ``min_chars`` characters long, keyed by the xxh64 of
+   its UTF-8 (``keys``, ints, in order). A stripped line holding a character from U+0100 on goes
+   to ``others`` (strs) as it is: Python folds it. */
+static PyObject *line_keys(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t min_chars;
+    if (!PyArg_ParseTuple(args, "Un", &text, &min_chars))
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *keys = PyList_New(0), *others = PyList_New(0), *result = NULL;
+    uint8_t *folded = PyMem_RawMalloc(2 * (size_t)n + 1); /* UTF-8 of the folded: 2 bytes a character at most */
+    if (!keys || !others || !folded) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t start = 0; start <= n;) {
+        Py_ssize_t end = start;
+        while (end < n && PyUnicode_READ(kind, data, end) != '\n')
+            end++;
+        Py_ssize_t a = start, b = end;
+        while (a < b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)))
+            a++;
+        while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)))
+            b--;
+        if (b - a >= min_chars) {
+            Py_ssize_t len = 0, chars = 0;
+            int ascii = 1, in_digits = 0; /* ascii: every character below U+0100, folded here */
+            for (Py_ssize_t i = a; i < b && ascii; i++) {
+                Py_UCS4 c = PyUnicode_READ(kind, data, i);
+                int digit = c >= '0' && c <= '9';
+                if (c >= 0x100)
+                    ascii = 0;
+                else if (digit) {
+                    if (!in_digits) {
+                        folded[len++] = '0';
+                        chars++;
+                    }
+                } else if (c == 0xDF) { /* str.casefold: sharp s is "ss", micro sign is Greek mu */
+                    folded[len++] = 's';
+                    folded[len++] = 's';
+                    chars += 2;
+                } else if (c == 0xB5) {
+                    folded[len++] = 0xCE;
+                    folded[len++] = 0xBC;
+                    chars++;
+                } else {
+                    if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7))
+                        c += 0x20;
+                    if (c < 0x80)
+                        folded[len++] = (uint8_t)c;
+                    else {
+                        folded[len++] = (uint8_t)(0xC0 | (c >> 6));
+                        folded[len++] = (uint8_t)(0x80 | (c & 0x3F));
+                    }
+                    chars++;
+                }
+                in_digits = digit;
+            }
+            PyObject *item = !ascii ? PyUnicode_Substring(text, a, b)
+                           : chars >= min_chars ? PyLong_FromUnsignedLongLong(xxh64(folded, (size_t)len)) : NULL;
+            if (!ascii || chars >= min_chars) {
+                if (!item || PyList_Append(ascii ? keys : others, item) < 0) {
+                    Py_XDECREF(item);
+                    goto out;
+                }
+                Py_DECREF(item);
+            }
+        }
+        start = end + 1;
+    }
+    result = PyTuple_Pack(2, keys, others);
+out:
+    Py_XDECREF(keys);
+    Py_XDECREF(others);
+    PyMem_RawFree(folded);
+    return result;
+}
+
 static PyObject *hash64(PyObject *self, PyObject *args) {
     Py_buffer buf;
     if (!PyArg_ParseTuple(args, "y*", &buf))
@@ -1542,6 +1627,7 @@ static PyMethodDef methods[] = {
     {"weights_of", weights_of, METH_VARARGS, "weights_of(capsule, node) -> (total, free)."},
     {"kid_frees", kid_frees, METH_VARARGS, "kid_frees(node, cap, max_kids) -> (frees, loose) or None: the children's weights outside links, capped."},
     {"simhash", simhash, METH_VARARGS, "simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) -> (fingerprint or None, total): see above."},
+    {"line_keys", line_keys, METH_VARARGS, "line_keys(text, min_chars) -> (keys, others): templates._keys's lines, keyed."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -1567,7 +1653,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 5) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 6) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -34,6 +34,9 @@ from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Mapping
 
+import xxhash
+
+from ._native import speedups as _speedups  # None: lines are found and folded by re
 from .text import PageText, nonblank
 
 MIN_CHARS = 16  # shorter: a label, a heading word, a link's text -- not a notice
@@ -58,12 +61,22 @@ def _folded(lines: list[str]) -> list[str]:
     return [line.strip() for line in _DIGITS.sub("0", "\n".join(lines)).casefold().split("\n")]
 
 
+def _key(folded: str) -> int:
+    """A folded line's key: the xxh64 of its UTF-8, as the C speedups key its ASCII lines."""
+    return xxhash.xxh64_intdigest(folded.encode("utf-8", "surrogatepass"))
+
+
 def _keys(text: str) -> frozenset[int]:
     # Only the long lines are folded (most of a page's lines are blank or short); a line kept
     # long once folded, as ``_kept`` reads it ("Build 1234567890" folds to "build 0": never
-    # left out, so never learned). Python's own string hash: a key lives in one process.
-    long = _LONG.findall(text)
-    return frozenset(hash(k) for k in _folded(long) if len(k) >= MIN_CHARS) if long else frozenset()
+    # left out, so never learned). In C the lines of ASCII are found, folded and keyed at once.
+    if _speedups is not None:
+        keys, long = _speedups.line_keys(text, MIN_CHARS)
+    else:
+        keys, long = [], _LONG.findall(text)
+    if long:
+        keys += [_key(k) for k in _folded(long) if len(k) >= MIN_CHARS]
+    return frozenset(keys)
 
 
 def page_lines(texts: PageText) -> frozenset[int]:
@@ -106,7 +119,7 @@ def _kept(text: str, keys: frozenset[int], also: frozenset[str] = frozenset()) -
         # Only a line of MIN_CHARS characters or more can be a key (``_keys``): only those folded.
         long = [i for i, line in enumerate(rows) if len(line) >= MIN_CHARS]
         left = [i for i, key in zip(long, _folded([rows[i] for i in long]))
-                if len(key) >= MIN_CHARS and hash(key) in keys]
+                if len(key) >= MIN_CHARS and _key(key) in keys]
         for i in left:
             chars += nonblank(rows[i])
             gone.add(rows[i].strip())

@@ -398,3 +398,32 @@ def test_a_tie_is_the_same_in_any_order():
     for order in itertools.permutations(range(3)):
         rows = np.array(order)
         assert hasher.fingerprint_rows(rows, np.array([0.1, 0.2, 0.3])[rows]) == 0
+
+
+@needs_build
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.text(alphabet="aZ09 \t\r\x0b\x1c\x85\u2009\u00a0éÉß\xb5\xd7\xff日" + "\n" * 3, max_size=40), max_size=12))
+def test_line_keys_are_the_regular_expressions(pieces):
+    # Lines of ASCII (runs of digits, upper case, every kind of blank) keyed in C, the others folded
+    # by Python, against the Python way alone.
+    from contentseen import templates
+
+    text = "".join(pieces)
+    fast = templates._keys(text)
+    saved, templates._speedups = templates._speedups, None
+    try:
+        assert fast == templates._keys(text)
+    finally:
+        templates._speedups = saved
+
+
+@needs_build
+def test_line_keys_on_real_pages(pydoc_texts):
+    from contentseen import templates
+
+    fast = [templates.page_lines(t) for t in pydoc_texts]
+    saved, templates._speedups = templates._speedups, None
+    try:
+        assert fast == [templates.page_lines(t) for t in pydoc_texts] and any(fast)
+    finally:
+        templates._speedups = saved
