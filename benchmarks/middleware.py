@@ -31,7 +31,6 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -40,7 +39,8 @@ from common import print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from contentseen import blas, text as text_module, tokens as tokens_module, weights as weights_module  # noqa: E402
+from contentseen import blas  # noqa: E402
+from contentseen._native import left_out  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.engine import Engine, _host, second_look  # noqa: E402
@@ -85,17 +85,6 @@ def _parse_and_text(body: bytes) -> str:
     """The bare parse and the body's text: what issue 10's cost target is measured against."""
     tree = LexborHTMLParser(body)
     return tree.body.text(separator=" ") if tree.body is not None else ""
-
-
-@contextmanager
-def python_only():
-    """The C speedups (``contentseen/_speedups.c``) left out, as on an install without a compiler."""
-    saved = text_module._speedups, tokens_module._speedups, weights_module._speedups
-    text_module._speedups = tokens_module._speedups = weights_module._speedups = None
-    try:
-        yield
-    finally:
-        text_module._speedups, tokens_module._speedups, weights_module._speedups = saved
 
 
 def _looks_in_order(pf, texts: list) -> tuple[list[tuple], list[tuple]]:
@@ -151,7 +140,7 @@ def stages(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[tuple[s
         return best(lambda look: second_look(pf, *look), made, repeat) * len(made) / len(texts) if made else 0.0
 
     t_site = crawl_seconds(pf, bodies, repeat)
-    with python_only():
+    with left_out():
         t_python = crawl_seconds(pf, bodies, repeat)
     t_copies = crawl_seconds(pf, bodies, repeat, copying=True)
     return [
@@ -234,7 +223,7 @@ def other_scripts(repeat: int, pages: int = 150) -> None:
         bodies = [f.read_bytes() for f in files[:pages]]
         reference = best(_parse_and_text, bodies, repeat)
         reactor = crawl_seconds(pf, bodies, repeat)
-        with python_only():
+        with left_out():
             python = crawl_seconds(pf, bodies, repeat)
         rows.append({"tree": tree.name, "lang": tree.language, "pages": len(bodies),
                      "kib": f"{sum(map(len, bodies)) / len(bodies) / 1024:.1f}", "ref": f"{reference * 1e3:.3f}",

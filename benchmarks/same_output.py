@@ -45,15 +45,13 @@ def pages(root: str, pydoc_dir: Path) -> list[tuple[str, str]]:
 def digests(root: str, pydoc_dir: Path, python_only: bool, fingerprints_only: bool = False) -> list[str]:
     """One line per page: its name and the digest of everything compared (with
     ``fingerprints_only``, not the extracted texts: a change of how they are laid out)."""
-    from contentseen import text, tokens
-    try:
-        from contentseen import weights
-    except ImportError:  # a revision from before the weights module
-        weights = text
+    from contentseen import text
     from contentseen.fingerprints import Scheme
 
-    if python_only:
-        text._speedups = tokens._speedups = weights._speedups = None
+    if python_only:  # this tree: its own switch (a revision checked out aside never runs without them)
+        from contentseen._native import left_out
+
+        left_out().__enter__()
     schemes = [Scheme().build(), Scheme(extract="body").build(), Scheme(bits=128).build()]
     lines = []
     for name, html in pages(root, pydoc_dir):

@@ -4,7 +4,9 @@ reinstalling: its functions would take other arguments); then Python does the sa
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from types import ModuleType
+from typing import Iterator
 
 # Raised with every change of the C functions' arguments or results (``API`` in _speedups.c).
 API = 6
@@ -16,3 +18,21 @@ except ImportError:  # pragma: no cover - depends on the install
     speedups = None
 if speedups is not None and getattr(speedups, "API", None) != API:
     speedups = None
+
+
+@contextmanager
+def left_out() -> Iterator[None]:
+    """Every module's C speedups left out while the block runs, as on an install without a
+    compiler (benchmarks and tests compare the two ways). A fingerprinter built before sums in C
+    only what the token scan hashes, so it follows too."""
+    from . import fingerprints, templates, text, tokens, weights
+
+    modules = (fingerprints, templates, text, tokens, weights)
+    saved = [module._speedups for module in modules]
+    for module in modules:
+        module._speedups = None
+    try:
+        yield
+    finally:
+        for module, speedups_of in zip(modules, saved):
+            module._speedups = speedups_of

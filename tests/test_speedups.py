@@ -23,6 +23,7 @@ import xxhash
 from hypothesis import given, settings, strategies as st
 
 from contentseen import text as text_module, tokens, weights
+from contentseen._native import left_out
 from contentseen.fingerprints import Scheme
 from contentseen.text import PageText, decode_html
 from selectolax.lexbor import LexborHTMLParser
@@ -410,11 +411,8 @@ def test_line_keys_are_the_regular_expressions(pieces):
 
     text = "".join(pieces)
     fast = templates._keys(text)
-    saved, templates._speedups = templates._speedups, None
-    try:
+    with left_out():
         assert fast == templates._keys(text)
-    finally:
-        templates._speedups = saved
 
 
 @needs_build
@@ -422,8 +420,19 @@ def test_line_keys_on_real_pages(pydoc_texts):
     from contentseen import templates
 
     fast = [templates.page_lines(t) for t in pydoc_texts]
-    saved, templates._speedups = templates._speedups, None
-    try:
+    with left_out():
         assert fast == [templates.page_lines(t) for t in pydoc_texts] and any(fast)
-    finally:
-        templates._speedups = saved
+
+
+@needs_build
+def test_left_out_is_one_switch_for_every_module():
+    from contentseen import fingerprints, templates
+
+    pf = Scheme().build()
+    page = PageText("a page of a few words " * 5, "a page of a few words " * 5 + "menu")
+    with left_out():
+        assert tokens.hashed_tokens("a b") is None and not Scheme().build()._native
+        assert {m._speedups for m in (fingerprints, templates, text_module, tokens, weights)} == {None}
+        slow = pf.of_texts(page)
+    assert tokens.hashed_tokens("a b") is not None and templates._speedups is speedups
+    assert pf.of_texts(page) == slow
