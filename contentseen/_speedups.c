@@ -916,30 +916,36 @@ done:
 
 /* The characters of ``text`` other than " \t\n\r\f\v" and U+00A0, each counted as 1 or, with
    ``utf8``, as its length in UTF-8 (a lone surrogate as 1: encoded with "replace", it is "?"). */
+static uint8_t low_weight[2][256]; /* [utf8][c]: what a character below U+0100 counts (0: blank) */
+
+#define COUNT_NONBLANK(TYPE)                                                                   \
+    do {                                                                                       \
+        const TYPE *p = data;                                                                  \
+        const uint8_t *low = low_weight[utf8 != 0];                                            \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+            Py_UCS4 c = p[i];                                                                  \
+            count += c < 0x100 ? low[c]                                                        \
+                   : !utf8 || (c >= 0xD800 && c <= 0xDFFF) ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; \
+        }                                                                                      \
+    } while (0)
+
 static PyObject *count_nonblank(PyObject *text, int utf8) {
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "a str is needed");
         return NULL;
     }
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0;
-    int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    if (kind == PyUnicode_1BYTE_KIND) { /* most pages: a byte a character, read without a switch */
-        const uint8_t *p = data;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint8_t c = p[i];
-            count += c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0 ? 0 : utf8 && c >= 0x80 ? 2 : 1;
-        }
-        return PyLong_FromSsize_t(count);
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0)
-            continue;
-        if (!utf8 || c < 0x80 || (c >= 0xD800 && c <= 0xDFFF))
-            count += 1;
-        else
-            count += c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    /* a loop a kind of str (1, 2 or 4 bytes a character): no switch a character */
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        COUNT_NONBLANK(Py_UCS1);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        COUNT_NONBLANK(Py_UCS2);
+        break;
+    default:
+        COUNT_NONBLANK(Py_UCS4);
     }
     return PyLong_FromSsize_t(count);
 }
@@ -1645,6 +1651,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
             piece_byte[c] = (uint8_t)c;
         else
             piece_byte[c] = 0;
+    }
+    for (int c = 0; c < 256; c++) {
+        int blank = c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0;
+        low_weight[0][c] = (uint8_t)!blank;
+        low_weight[1][c] = (uint8_t)(blank ? 0 : c < 0x80 ? 1 : 2);
     }
     for (int v = 0; v < 256; v++) {
         spread[v] = 0;
