@@ -914,8 +914,6 @@ done:
     return result;
 }
 
-/* The characters of ``text`` other than " \t\n\r\f\v" and U+00A0, each counted as 1 or, with
-   ``utf8``, as its length in UTF-8 (a lone surrogate as 1: encoded with "replace", it is "?"). */
 static uint8_t low_weight[2][256]; /* [utf8][c]: what a character below U+0100 counts (0: blank) */
 
 #define COUNT_NONBLANK(TYPE)                                                                   \
@@ -929,6 +927,8 @@ static uint8_t low_weight[2][256]; /* [utf8][c]: what a character below U+0100 c
         }                                                                                      \
     } while (0)
 
+/* The characters of ``text`` other than " \t\n\r\f\v" and U+00A0, each counted as 1 or, with
+   ``utf8``, as its length in UTF-8 (a lone surrogate as 1: encoded with "replace", it is "?"). */
 static PyObject *count_nonblank(PyObject *text, int utf8) {
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "a str is needed");
@@ -1293,7 +1293,8 @@ static PyObject *weights_of(PyObject *self, PyObject *args) {
 
    W is the weighting: ``mode`` 0 the count, 1 1 + ln(count) (``log_weights[count]`` below its
    length, as word_weights), 2 one. ``total`` is the count of the first part's terms; below
-   ``min_total`` the fingerprint is None. Allocates the pairs' table only: twice a part's words. */
+   ``min_total`` the fingerprint is None. Allocates the weight classes (40 KiB) and, for a sequence,
+   a table of twice its words. */
 
 #define PAIR_SALT 0x5EED0F9A125ULL
 
