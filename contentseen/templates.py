@@ -62,14 +62,15 @@ def _folded(lines: list[str]) -> list[str]:
 
 
 def _key(folded: str) -> int:
-    """A folded line's key: the xxh64 of its UTF-8, as the C speedups key its ASCII lines."""
+    """A folded line's key: the xxh64 of its UTF-8, as the C speedups key the lines they fold."""
     return xxhash.xxh64_intdigest(folded.encode("utf-8", "surrogatepass"))
 
 
 def _keys(text: str) -> frozenset[int]:
     # Only the long lines are folded (most of a page's lines are blank or short); a line kept
     # long once folded, as ``_kept`` reads it ("Build 1234567890" folds to "build 0": never
-    # left out, so never learned). In C the lines of ASCII are found, folded and keyed at once.
+    # left out, so never learned). In C the lines of characters below U+0100 are found, folded and
+    # keyed at once; the others come back to be folded here.
     if _speedups is not None:
         keys, long = _speedups.line_keys(text, MIN_CHARS)
     else:
