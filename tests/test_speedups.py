@@ -436,3 +436,20 @@ def test_left_out_is_one_switch_for_every_module():
         slow = pf.of_texts(page)
     assert tokens.hashed_tokens("a b") is not None and templates._speedups is speedups
     assert pf.of_texts(page) == slow
+
+
+@needs_build
+def test_simhash_refuses_arrays_that_do_not_fit():
+    from contentseen.fingerprints import _LOG_WEIGHTS
+    from contentseen.simhash import QUANTUM
+
+    pf = Scheme().build()
+    table, stop = pf.fingerprinter.packed_table, pf._rows.stop_hashes
+    hashes, counts = np.arange(4, dtype=np.uint64), np.ones(3, dtype=np.int64)
+    with pytest.raises(ValueError, match="differ in length"):
+        speedups.simhash(table, 64, 65536, stop, _LOG_WEIGHTS, 1, QUANTUM, 0, ((hashes, counts, 1.0),))
+    with pytest.raises(ValueError, match="bad table"):  # a table smaller than its rows
+        speedups.simhash(table[:10], 64, 65536, stop, _LOG_WEIGHTS, 1, QUANTUM, 0, ())
+    with pytest.raises(ValueError, match="bad table"):
+        speedups.simhash(table, 65, 65536, stop, _LOG_WEIGHTS, 1, QUANTUM, 0, ())
+    assert speedups.simhash(table, 64, 65536, stop, _LOG_WEIGHTS, 1, QUANTUM, 0, ()) == (0, 0)
