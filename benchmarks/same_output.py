@@ -16,6 +16,7 @@ contentseen from its own tree; the differing pages are listed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import hashlib
 import os
@@ -48,19 +49,22 @@ def digests(root: str, pydoc_dir: Path, python_only: bool, fingerprints_only: bo
     from contentseen import text
     from contentseen.fingerprints import Scheme
 
-    if python_only:  # this tree: its own switch (a revision checked out aside never runs without them)
+    if python_only:  # this tree's own switch (a revision checked out aside never runs without them)
         from contentseen._native import left_out
 
-        left_out().__enter__()
-    schemes = [Scheme().build(), Scheme(extract="body").build(), Scheme(bits=128).build()]
+        switch = left_out()
+    else:
+        switch = contextlib.nullcontext()
     lines = []
-    for name, html in pages(root, pydoc_dir):
-        parts = [text.html_title(html)]
-        if not fingerprints_only:
-            parts.append(repr(schemes[0].extractor.texts(html)))
-        parts += [repr(pf.of_html(html)) for pf in schemes]
-        digest = hashlib.sha1("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
-        lines.append(f"{digest} {name}")
+    with switch:
+        schemes = [Scheme().build(), Scheme(extract="body").build(), Scheme(bits=128).build()]
+        for name, html in pages(root, pydoc_dir):
+            parts = [text.html_title(html)]
+            if not fingerprints_only:
+                parts.append(repr(schemes[0].extractor.texts(html)))
+            parts += [repr(pf.of_html(html)) for pf in schemes]
+            digest = hashlib.sha1("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+            lines.append(f"{digest} {name}")
     return lines
 
 

@@ -759,17 +759,21 @@ static uint32_t name_key(const uint8_t *raw, Py_ssize_t size, Py_ssize_t at, uin
     return key;
 }
 
-static int key_in(uint32_t key, const uint32_t *keys, Py_ssize_t n) {
-    Py_ssize_t lo = 0, hi = n;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (keys[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
+/* Whether the sorted ``keys`` (n of them) hold ``key``: a binary search, for each width of key. */
+#define SORTED_HOLDS(NAME, TYPE)                                                               \
+    static inline int NAME(TYPE key, const TYPE *keys, Py_ssize_t n) {                         \
+        Py_ssize_t lo = 0, hi = n;                                                             \
+        while (lo < hi) {                                                                      \
+            Py_ssize_t mid = (lo + hi) / 2;                                                    \
+            if (keys[mid] < key)                                                               \
+                lo = mid + 1;                                                                  \
+            else                                                                               \
+                hi = mid;                                                                      \
+        }                                                                                      \
+        return lo < n && keys[lo] == key;                                                      \
     }
-    return lo < n && keys[lo] == key;
-}
+SORTED_HOLDS(key_in, uint32_t)
+SORTED_HOLDS(key_in64, uint64_t)
 
 typedef struct {
     uint32_t *keys;
@@ -1391,18 +1395,6 @@ static void sums_close(Sums *s) {
     }
 }
 
-static inline int stopped(const uint64_t *stop, Py_ssize_t n, uint64_t h) {
-    Py_ssize_t lo = 0, hi = n;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (stop[mid] < h)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && stop[lo] == h;
-}
-
 /* The distinct neighbouring pairs of a sequence, counted, then added. 0, or -1: no memory. */
 static int pairs_add(Sums *s, const uint64_t *seq, Py_ssize_t n, double multiplier) {
     if (n < 2)
@@ -1494,7 +1486,7 @@ static PyObject *simhash(PyObject *self, PyObject *args) {
         const int64_t *counts = b[1].buf;
         for (Py_ssize_t i = 0; i < n; i++) {
             uint64_t h = hashes[i];
-            if ((maybe_stop[(h >> 6) & 63] >> (h & 63)) & 1 && stopped(stop, n_stop, h))
+            if ((maybe_stop[(h >> 6) & 63] >> (h & 63)) & 1 && key_in64(h, stop, n_stop))
                 continue;
             if (p == 0)
                 total += counts[i];
@@ -1652,8 +1644,6 @@ PyMODINIT_FUNC PyInit__speedups(void) {
             piece_byte[c] = (uint8_t)c;
         else
             piece_byte[c] = 0;
-    }
-    for (int c = 0; c < 256; c++) {
         int blank = c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0;
         low_weight[0][c] = (uint8_t)!blank;
         low_weight[1][c] = (uint8_t)(blank ? 0 : c < 0x80 ? 1 : 2);
