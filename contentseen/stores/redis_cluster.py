@@ -67,6 +67,25 @@ class _Asked(NamedTuple):
     limit: int | None
 
 
+class _Group(NamedTuple):
+    """A query's group in step 2: sent as one ADD script call (``command``), or as its part of
+    a node's ADD_LOCAL call (``part``); routed by its first bucket."""
+
+    keys: list[str]  # the bucket hashes of its tables
+    fields: list[int]
+    claim: list[str]  # group 0: the query's record key and counter key; else none
+    entry: bytes
+    record: bytes
+
+    def command(self, sha: str) -> tuple:
+        return ("EVALSHA", sha, len(self.keys) + len(self.claim), *self.keys, *self.claim, self.entry, self.record,
+                "1" if self.claim else "0", *self.fields)
+
+    def part(self) -> list:
+        return ["1" if self.claim else "0", len(self.keys), self.entry, self.record, *self.claim,
+                *(x for key, field in zip(self.keys, self.fields) for x in (key, field))]
+
+
 class RedisClusterStore(RedisBackedStore):
     """Fingerprints on a Redis Cluster, shared by many crawlers (see the module's docstring)."""
 
@@ -99,26 +118,26 @@ class RedisClusterStore(RedisBackedStore):
     def _nodes(self) -> list:
         return self._router.nodes()
 
-    def _add(self, items: list[tuple[str, tuple, list]]) -> list:
-        """Replies to step 2's ``items`` -- (route key, ADD command, the same as a part of an
-        ADD_LOCAL call) -- in one round trip: the items of a node in one ADD_LOCAL call (a script
-        call costs its server more than the commands it runs), a lone item as its command. A
-        node's call that fails (the slot map was out of date: an item's keys are served
-        elsewhere) is sent again as its items' commands, which the router takes to the right
-        nodes; ADD finds the items stored before the failure there and leaves them as they are."""
+    def _add(self, items: list[_Group]) -> list:
+        """Replies to step 2's ``items`` in one round trip: the items of a node in one ADD_LOCAL
+        call (a script call costs its server more than the commands it runs), a lone item as its
+        ADD command. A node's call that fails (the slot map was out of date: an item's keys are
+        served elsewhere) is sent again as its items' commands, which the router takes to the
+        right nodes; ADD finds the items stored before the failure there and leaves them as they
+        are."""
         by_node: dict[object, list[int]] = {}
-        for i, (key, _, _) in enumerate(items):
-            by_node.setdefault(self._router.node_of(key), []).append(i)
+        for i, item in enumerate(items):
+            by_node.setdefault(self._router.node_of(item.keys[0]), []).append(i)
         commands: list[Command] = []
         parts: list[tuple[list[int], bool]] = []  # the items of each command, whether a node's call
         for numbers in by_node.values():
             if self._local and len(numbers) > 1:
-                args = [x for i in numbers for x in items[i][2]]
-                commands.append((items[numbers[0]][0], ("EVALSHA", self._add_local_sha, 0, self.layout.entry_bytes,
-                                                        *args)))
+                args = [x for i in numbers for x in items[i].part()]
+                commands.append((items[numbers[0]].keys[0], ("EVALSHA", self._add_local_sha, 0, self.layout.entry_bytes,
+                                                             *args)))
                 parts.append((numbers, True))
             else:
-                commands += [(items[i][0], items[i][1]) for i in numbers]
+                commands += [self._add_command(items[i]) for i in numbers]
                 parts += [([i], False) for i in numbers]
         replies: list = [None] * len(items)
         again: list[int] = []
@@ -136,9 +155,12 @@ class RedisClusterStore(RedisBackedStore):
                 replies[numbers[0]] = reply
         if failed is not None:
             self._local_failed(failed)
-            for i, got in zip(again, self._batch([(items[i][0], items[i][1]) for i in again], "check-and-add")):
+            for i, got in zip(again, self._batch([self._add_command(items[i]) for i in again], "check-and-add")):
                 replies[i] = got
         return replies
+
+    def _add_command(self, item: _Group) -> Command:
+        return item.keys[0], item.command(self._add_sha)
 
     def _local_failed(self, error: Exception) -> None:
         """An ADD_LOCAL call's error: the slot map is read again; a cluster that refuses a
@@ -216,21 +238,13 @@ class RedisClusterStore(RedisBackedStore):
                                    page_distance=0 if has_page else None)
         return matches
 
-    def _add_items(self, a: _Asked) -> list[tuple[str, tuple, list]]:
-        """Step 2 of a query, for ``_add``: a group each, group 0 (the record's claim) first,
-        as one ADD script call and as its part of a node's ADD_LOCAL script."""
+    def _add_items(self, a: _Asked) -> list[_Group]:
+        """Step 2 of a query for ``_add``: a group each, group 0 (the record's claim) first."""
         layout = self.layout
-        items = []
-        for g, tables in layout.groups.items():
-            keys = [a.buckets[t][0] for t in tables]
-            fields = [a.buckets[t][1] for t in tables]
-            claim = [layout.record_key(a.fingerprint), layout.counter_key(layout.tag0(a.fingerprint))] if g == 0 else []
-            command = ("EVALSHA", self._add_sha, len(keys) + len(claim), *keys, *claim, a.entry, a.record,
-                       "1" if g == 0 else "0", *fields)
-            part = ["1" if g == 0 else "0", len(tables), a.entry, a.record, *claim,
-                    *(x for key, field in zip(keys, fields) for x in (key, field))]
-            items.append((keys[0], command, part))
-        return items
+        return [_Group([a.buckets[t][0] for t in tables], [a.buckets[t][1] for t in tables],
+                       [layout.record_key(a.fingerprint), layout.counter_key(layout.tag0(a.fingerprint))] if g == 0
+                       else [], a.entry, a.record)
+                for g, tables in layout.groups.items()]
 
     def _closest(self, founds: list[dict[bytes, list]], what: str,
                  cutoff: bytes) -> list[tuple[Match | None, list[bytes]]]:
