@@ -41,7 +41,8 @@
    weigh(text) their UTF-8 bytes, as text._chars.
 
    tag_scan(raw, flat_keys, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
-   text._prepared's numpy scan does: see tag_scan below.
+   text._prepared's numpy scan does: see tag_scan below; tag_costs(raw) reckons the tree
+   builder's quadratic work on them as text._tag_costs_python does.
 
    Nothing here allocates more than a constant times the input's length. */
 
@@ -742,6 +743,107 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
     PyBuffer_Release(&ib);
     PyBuffer_Release(&ob);
     return result;
+}
+
+/* tag_costs(raw) -> int: the work lexbor's tree builder does in time quadratic in a count of the
+   page's markup, as text._tag_costs_python reckons it (see there): the squares of the attributes
+   of each tag holding more than COSTLY of them, of all <html> tags' together and of all <body>
+   tags' (their attributes are merged into one element), and of the start tags in each <select>.
+   Tags are read as the HTML tokenizer reads them: quoted values skipped, a tag in another's
+   quoted value not one; each byte read once. */
+#define COSTLY 16
+/* tag_class[c]: what the tokenizer makes of a byte in a tag: a blank, "/", ">", "=" */
+enum { TAG_BLANK = 1, TAG_SLASH = 2, TAG_GT = 4, TAG_EQUALS = 8 };
+static uint8_t tag_class[256];
+static inline int64_t costly(int64_t n) { return n > COSTLY ? (n > 3037000499LL ? INT64_MAX / 4 : n * n) : 0; }
+
+static int name_is(const uint8_t *name, size_t len, const char *lower) {
+    size_t n = strlen(lower);
+    if (len != n)
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        if ((name[j] | 0x20) != (uint8_t)lower[j])
+            return 0;
+    return 1;
+}
+
+/* The end of the run of bytes from ``q`` (before ``end``) whose class has none of ``stop``. */
+static inline const uint8_t *tag_run(const uint8_t *q, const uint8_t *end, uint8_t stop) {
+    while (q < end && !(tag_class[*q] & stop))
+        q++;
+    return q;
+}
+
+/* The end of the run of bytes from ``q`` whose class is among ``keep``. */
+static inline const uint8_t *tag_skip(const uint8_t *q, const uint8_t *end, uint8_t keep) {
+    while (q < end && tag_class[*q] && !(tag_class[*q] & ~keep))
+        q++;
+    return q;
+}
+
+static PyObject *tag_costs(PyObject *self, PyObject *arg) {
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const uint8_t *p = buf.buf, *end = p + buf.len;
+    int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        const uint8_t *q = p + 1;
+        int closing = q < end && *q == '/';
+        q += closing;
+        if (q >= end || (uint8_t)((*q | 0x20) - 'a') > 'z' - 'a') {
+            p++;
+            continue;
+        }
+        const uint8_t *name = q;
+        q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
+        size_t name_len = (size_t)(q - name);
+        int64_t attributes = 0;
+        for (;;) {
+            q = tag_skip(q, end, TAG_BLANK | TAG_SLASH);
+            if (q >= end)
+                break;
+            if (*q == '>') {
+                q++;
+                break;
+            }
+            /* a name's first byte may be any other, "=" and quotes too */
+            q = tag_run(q + 1, end, TAG_BLANK | TAG_SLASH | TAG_GT | TAG_EQUALS);
+            attributes++;
+            const uint8_t *r = tag_skip(q, end, TAG_BLANK);
+            if (r < end && *r == '=') {
+                q = tag_skip(r + 1, end, TAG_BLANK);
+                if (q < end && (*q == '"' || *q == '\'')) {
+                    const uint8_t *close = memchr(q + 1, *q, (size_t)(end - q - 1));
+                    q = close ? close + 1 : end;
+                } else {
+                    q = tag_run(q, end, TAG_BLANK | TAG_GT);
+                }
+            }
+        }
+        p = q;
+        if (name_is(name, name_len, "select")) {
+            if (in_select)
+                cost += costly(select_tags);
+            in_select = !closing;
+            select_tags = 0;
+        } else if (in_select && !closing) {
+            select_tags++;
+        }
+        if (name_is(name, name_len, "html"))
+            html += attributes;
+        else if (name_is(name, name_len, "body"))
+            body += attributes;
+        else
+            cost += costly(attributes);
+        if (cost > INT64_MAX / 4)
+            cost = INT64_MAX / 4;
+    }
+    cost += costly(html) + costly(body) + (in_select ? costly(select_tags) : 0);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    return PyLong_FromLongLong(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4);
 }
 
 /* A tag name's key, as text._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
@@ -1618,6 +1720,7 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
+    {"tag_costs", tag_costs, METH_O, "tag_costs(raw) -> int: the tree builder's quadratic work on raw's markup (text._tag_costs_python)."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
@@ -1647,6 +1750,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         int blank = c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0;
         low_weight[0][c] = (uint8_t)!blank;
         low_weight[1][c] = (uint8_t)(blank ? 0 : c < 0x80 ? 1 : 2);
+        tag_class[c] = (uint8_t)((c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' ? TAG_BLANK : 0)
+                                 | (c == '/' ? TAG_SLASH : 0) | (c == '>' ? TAG_GT : 0) | (c == '=' ? TAG_EQUALS : 0));
     }
     for (int v = 0; v < 256; v++) {
         spread[v] = 0;
@@ -1655,7 +1760,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 6) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 7) < 0) {
         Py_DECREF(m);
         return NULL;
     }

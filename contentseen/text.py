@@ -49,9 +49,12 @@ reader sees, menus included); the content text depends on the mode:
      the block's weight (see ``fingerprints``).
 
 Cost is bounded and linear in the page: lexbor's tree builder is quadratic in the nesting depth
-of block elements (50,000 unclosed ``<div>`` take minutes), so a page nested deeper than
-``MAX_DEPTH`` (browsers stop nesting at 512) is read by a linear tag-stripping scan instead of a
-parse; the narrowing takes at most ``MAX_STEPS`` steps and stops at a block of more than
+of block elements (50,000 unclosed ``<div>`` take minutes), in the attributes of one element
+(100,000 on one tag: 17 s; those of every ``<html>`` tag are one element's, and of every
+``<body>`` tag) and in the elements of one ``<select>`` (80,000 options: 24 s), so a page nested
+deeper than ``MAX_DEPTH`` (browsers stop nesting at 512), or whose markup would cost more than
+``COST_BUDGET`` (``_tag_costs``), is read by a linear tag-stripping scan instead of a parse; the
+narrowing takes at most ``MAX_STEPS`` steps and stops at a block of more than
 ``MAX_KIDS`` children; only the first ``MAX_HTML_CHARS``
 characters of a page are read.
 """
@@ -92,6 +95,10 @@ _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
 
 MAX_DEPTH = 512
+# What the tree builder's quadratic work (``_tag_costs``, a sum of squares) may come to: a tag of
+# 2,048 attributes or a <select> of 2,048 options parses in milliseconds (about 7 and 13 ms), and
+# beyond that 4 a byte of the page (at most about 0.1 s on the largest page read).
+COST_BUDGET, COST_PER_BYTE = 1 << 22, 4
 MAX_STEPS = 64
 MAX_HTML_CHARS = 8 << 20
 
@@ -505,8 +512,15 @@ _SCOPE = {"p": frozenset("button table td th caption object template html".split
           "li": _LIST, "dt": frozenset(("dl",)), "dd": frozenset(("dl",)),
           "tr": _TABLE, "td": _TABLE | {"tr"}, "th": _TABLE | {"tr"},
           "option": frozenset(("select", "datalist", "optgroup"))}
-# Foreign content, where "/>" does close an element: skipped whole by the tag scan.
+# Foreign content, where "/>" does close an element; in it, the elements whose children are
+# HTML again (its integration points: MathML's text ones too, and every annotation-xml) and the
+# start tags that leave it (the tree builder then closes the foreign elements: kept open here).
 _FOREIGN = frozenset(("svg", "math"))
+_INTEGRATION = frozenset("annotation-xml foreignobject desc title mi mo mn ms mtext".split())
+_BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
+                      "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var "
+                      "font".split())
+_HTML_IN_FOREIGN = re.compile(f"<(?:{'|'.join(sorted(_INTEGRATION | _BREAKOUT))})(?![a-z0-9-])")  # in lower case
 
 
 def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, frozenset[int]]:
@@ -528,6 +542,9 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
     except UnicodeEncodeError:
         raw, utf8 = html.encode("utf-8", "replace"), None
     tags, start_tags, bound, starts, names = _tag_scan(raw)
+    # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
+    if len(raw) > 4096 and _tag_costs(raw) > COST_BUDGET + COST_PER_BYTE * len(raw):
+        return html, utf8, True, names
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
         if close and "/>" in html:
             closed = _close_raw_text(html)
@@ -635,12 +652,65 @@ _NAME_KEY = {n: int(_keys_of([n])[0]) for n in _INVISIBLE_NAMES + _MARKED_NAMES}
 _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES = _FLAT_KEYS.astype(np.uint32).tobytes(), _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 
+_COSTLY = 16  # attributes of a tag, or elements of a select, that cost nothing worth counting
+# A tag as the HTML tokenizer reads it: its name, then attributes, each a name (its first byte
+# any but a blank, "/" or ">") and maybe "=" and a value, quoted or not; "/" reads as a blank.
+# Possessive, as the tokenizer reads each byte once.
+_TAG_BLANK = rb"[\t\n\f\r ]"
+_ATTRIBUTE = (rb"[^\t\n\f\r />][^\t\n\f\r />=]*+(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
+              + rb"""*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?""")
+_TOKENIZED_TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE + rb")*+)[\t\n\f\r /]*+>?")
+_ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+" + _ATTRIBUTE)
+_COST_CAP = (2**63 - 1) // 4  # as the C function caps its sums
+
+
+def _tag_costs(raw: bytes) -> int:
+    """The tree builder's quadratic work on ``raw``'s markup (``_tag_costs_python``), in C when
+    built."""
+    return _speedups.tag_costs(raw) if _speedups is not None else _tag_costs_python(raw)
+
+
+def _tag_costs_python(raw: bytes) -> int:
+    """The work lexbor's tree builder does in time quadratic in a count of ``raw``'s markup (UTF-8
+    HTML): the sum of the squares of the attributes of each tag (start or end) holding more than
+    ``_COSTLY``, of all ``<html>`` tags' attributes together and of all ``<body>`` tags' (merged
+    into one element each), and of the start tags in each ``<select>`` (up to its end tag or the
+    next ``<select>``), each counted only past ``_COSTLY``. Tags are read as the HTML tokenizer
+    reads them (``_TOKENIZED_TAG``: a tag inside another's quoted value is none), those of a comment or a
+    script's text too, so the figure is never below the tree builder's. The same figure as
+    ``_speedups.tag_costs``."""
+    tags = _TOKENIZED_TAG.findall(raw)
+    # an attribute takes two bytes at least: a shorter area cannot hold more than _COSTLY
+    cost = sum(_costly(len(_ATTRIBUTES.findall(area))) for _, name, area in tags
+               if len(area) > 2 * _COSTLY and name.lower() not in (b"html", b"body"))
+    for merged in (b"html", b"body"):
+        cost += _costly(sum(len(_ATTRIBUTES.findall(area)) for _, name, area in tags
+                            if len(name) == 4 and name.lower() == merged))
+    in_select, select_tags = False, 0
+    if any(len(name) == 6 and name.lower() == b"select" for _, name, _ in tags):
+        for closing, name, _ in tags:
+            if len(name) == 6 and name.lower() == b"select":
+                cost += _costly(select_tags) if in_select else 0
+                in_select, select_tags = not closing, 0
+            elif in_select and not closing:
+                select_tags += 1
+    return min(cost + (_costly(select_tags) if in_select else 0), _COST_CAP)
+
+
+def _costly(n: int) -> int:
+    return n * n if n > _COSTLY else 0
+
+
 def _tag_depth(html: str) -> int:
     """The nesting depth of ``html``'s elements by its tags (the tree builder's rules for void,
-    self-closing-run and raw-text elements; ``/>`` closes nothing on an HTML element; misnested
-    end tags close up to their element, stray ones nothing; SVG and MathML skipped whole), or the
-    number of formatting elements left open when larger; stops counting past ``MAX_DEPTH``."""
+    self-closing-run and raw-text elements; ``/>`` closes nothing on an HTML element but closes
+    an SVG or MathML one; misnested end tags close up to their element, stray ones nothing), or
+    the number of formatting elements left open when larger; stops counting past ``MAX_DEPTH``.
+    Never below the tree builder's depth: HTML inside SVG or MathML (``_INTEGRATION``, and the
+    tags that leave it, ``_BREAKOUT``) nests as HTML does, without the foreign elements it
+    closes."""
     stack: list[str] = []
+    foreign: list[bool] = []  # per open element: whether its children are SVG or MathML
     pos, lower = 0, None
     unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
     while len(stack) <= MAX_DEPTH and unclosed <= MAX_DEPTH:
@@ -648,18 +718,37 @@ def _tag_depth(html: str) -> int:
         if m is None:
             break
         pos = m.end()
-        closing, name = m.group(1), m.group(2).lower()
+        closing, name, self_closed = m.group(1), m.group(2).lower(), m.group(3)
         if name in _FORMATTING:
             unclosed += -1 if closing else 1
         if closing:
             if name in stack:
                 del stack[len(stack) - 1 - stack[::-1].index(name):]
+                del foreign[len(stack):]
+            continue
+        if foreign and foreign[-1] and name not in _BREAKOUT:
+            if not self_closed:
+                stack.append(name)
+                foreign.append(name not in _INTEGRATION)
             continue
         if name in _VOID:
             continue
-        if name in _RAW_TEXT or name in _FOREIGN:
-            if name in _FOREIGN and m.group(3):
+        if name in _FOREIGN:
+            if self_closed:
                 continue
+            # Foreign content holding no HTML is skipped whole (deep SVG does not cost the tree
+            # builder quadratic time; thousands of self-closed paths cost this loop much)
+            lower = html.lower() if lower is None else lower
+            end = lower.find("</" + name, pos)
+            if _HTML_IN_FOREIGN.search(lower, pos, end if end >= 0 else len(lower)) is None:
+                if end < 0:
+                    break
+                pos = end
+                continue
+            stack.append(name)
+            foreign.append(True)
+            continue
+        if name in _RAW_TEXT:
             lower = html.lower() if lower is None else lower
             end = lower.find("</" + name, pos)
             if end < 0:
@@ -672,7 +761,9 @@ def _tag_depth(html: str) -> int:
             _close(stack, "p", _SCOPE["p"])
         if name in _SELF_CLOSING_RUN:
             _close(stack, name, _SCOPE[name])
+        del foreign[len(stack):]
         stack.append(name)
+        foreign.append(False)
     return max(len(stack), unclosed)
 
 

@@ -7,7 +7,8 @@
   encoded in several charsets, declared or not, with invalid UTF-8 and NUL bytes spliced in;
 * real pages (the demo magazine and the hostile site) cut at any byte;
 * every doctype form in front of the same pages: the text and fingerprint do not depend on it;
-* deep nesting (10k-60k unclosed elements, up to 1 MB) and huge pages (up to 9 MB), each run
+* deep nesting (10k-60k unclosed elements, up to 1 MB), huge pages (up to 9 MB) and markup
+  the tree builder reads in quadratic time (many attributes, a long ``<select>``), each run
   in a worker process so that a page that hangs the parser fails its test after a timeout
   instead of stalling the whole run: under ``DEEP_BOUND_S`` a page of at most 1 MB, under
   ``HUGE_BOUND_S_PER_MB`` per MB above that.
@@ -418,6 +419,31 @@ HUGE_CASES = [
     {"id": "1 MB Japanese, no spaces", "kind": "cjk", "n": 330_000},
 ]
 
+# Markup lexbor's tree builder reads in time quadratic in a count other than depth (each took
+# 10 to 25 s of the reactor's time before ``text._tag_costs`` sent it to the tag-stripping scan),
+# and HTML nested inside MathML and SVG, which the depth scan once skipped whole; besides, the
+# pages of that kind a site does serve, which must still be parsed (``parsed``).
+QUADRATIC_CASES = [
+    {"id": "100k attributes on one tag", "kind": "attributes", "n": 100_000, "parsed": False},
+    {"id": "60k quoted attributes, no blank between", "kind": "attributes", "n": 60_000, "quoted": True,
+     "parsed": False},
+    {"id": "100k attributes on an end tag", "kind": "attributes", "n": 100_000, "end": True, "parsed": False},
+    {"id": "50k <html> tags of an attribute each", "kind": "merged", "tag": "html", "n": 50_000, "parsed": False},
+    {"id": "50k <body> tags of an attribute each", "kind": "merged", "tag": "body", "n": 50_000, "parsed": False},
+    {"id": "<select> of 80k options", "kind": "select", "unit": "<option>item", "n": 80_000, "parsed": False},
+    {"id": "<select> of 20k divs", "kind": "select", "unit": "<div>item", "n": 20_000, "parsed": False},
+    {"id": "50k divs in MathML's annotation-xml", "kind": "in_foreign",
+     "open": '<math><annotation-xml encoding="text/html">', "unit": "<div>x", "n": 50_000, "parsed": False},
+    {"id": "50k divs in an SVG title", "kind": "in_foreign", "open": "<svg><title>", "unit": "<div>x", "n": 50_000,
+     "parsed": False},
+    {"id": "50k self-closed divs in SVG's foreignObject", "kind": "in_foreign", "open": "<svg><foreignObject>",
+     "unit": "<div/>x", "n": 50_000, "parsed": False},
+    {"id": "a site's <select> of 2,000 options", "kind": "select", "unit": "<option>item", "n": 2_000, "parsed": True},
+    {"id": "a tag of 200 attributes", "kind": "attributes", "n": 200, "parsed": True},
+    {"id": "an inline SVG of 20k self-closed paths", "kind": "in_foreign", "open": "<svg>", "close": "</svg>",
+     "unit": '<path d="M0 0L1 1"/>', "n": 20_000, "parsed": True},
+]
+
 _WORDS = ("river ferry harbour lantern compass timber granite orchard quarry estuary signal voyage census "
           "ledger beacon summit valley meadow").split()
 
@@ -464,6 +490,18 @@ def build_case(case: dict) -> bytes:
     if kind == "junk":
         junk = bytes(rng.choice(b"\x00\xff\xfe\xc3\xed\xa0\x80<>&ab ") for _ in range(n))
         return DEEP_HEAD.encode() + junk
+    if kind == "attributes":
+        unit = 'k{}="v"' if case.get("quoted") else " k{}"
+        tag = "</div" if case.get("end") else "<div"
+        return (DEEP_HEAD + "<div>" + tag + " " + "".join(unit.format(i) for i in range(n)) + ">" + para() + "</div>"
+                + DEEP_TAIL).encode()
+    if kind == "merged":
+        return ("".join(f"<{case['tag']} data-k{i}=1>" for i in range(n)) + DEEP_HEAD + para() + DEEP_TAIL).encode()
+    if kind == "select":
+        return (DEEP_HEAD + f"<p>{para()}</p><select>" + case["unit"] * n + "</select>" + DEEP_TAIL).encode()
+    if kind == "in_foreign":
+        return (DEEP_HEAD + f"<p>{para()}</p>" + case["open"] + case["unit"] * n + case.get("close", "")
+                + DEEP_TAIL).encode()
     if kind == "cjk":
         chars = "市立図書館は来月から平日の開館時間を午後九時まで延長すると発表した。"
         return (DEEP_HEAD + "<p>" + "".join(rng.choice(chars) for _ in range(n)) + "</p>").encode()
@@ -488,6 +526,7 @@ def worker_main() -> None:
             result["size"] = len(body)
             _, result["of_html_bytes"] = timed(lambda: PAGES.of_html_bytes(body, "text/html; charset=utf-8"), bound)
             _, result["visible_text"] = timed(lambda: visible_text(html), bound)
+            result["flat"] = Extractor().texts(html).flat
         except BaseException as exc:  # noqa: BLE001 -- reported to the test
             result["error"] = f"{type(exc).__name__}: {exc}"[:2000]
         print(json.dumps(result), flush=True)
@@ -547,7 +586,7 @@ def worker():
     w.stop()
 
 
-def _check_in_worker(worker: Worker, case: dict, size_hint: int) -> None:
+def _check_in_worker(worker: Worker, case: dict, size_hint: int) -> dict:
     bound = bound_for(size_hint)
     r = worker.run(case, timeout=max(5.0, WORKER_TIMEOUT_FACTOR * bound))
     assert "timeout" not in r, f"{case['id']}: not done after {r.get('timeout', 0):.0f} s (bound {bound:.2f} s)"
@@ -556,6 +595,7 @@ def _check_in_worker(worker: Worker, case: dict, size_hint: int) -> None:
     bound = bound_for(r["size"])
     for fn in ("of_html_bytes", "visible_text"):
         assert r[fn] < bound, f"{case['id']}: {fn} cost {r[fn]:.3f} s of CPU for {r['size']:,} bytes (bound {bound:.2f} s)"
+    return r
 
 
 @pytest.mark.parametrize("case", deep_cases(), ids=lambda c: c["id"])
@@ -568,8 +608,14 @@ def test_huge_pages_are_fast(worker, case):
     _check_in_worker(worker, case, 10 << 20 if case["id"].startswith("9 MB") else 6 << 20)
 
 
+@pytest.mark.parametrize("case", QUADRATIC_CASES, ids=lambda c: c["id"])
+def test_markup_the_tree_builder_reads_in_quadratic_time_is_fast(worker, case):
+    r = _check_in_worker(worker, case, 1 << 20)
+    assert r["flat"] is not case["parsed"], f"{case['id']}: {'parsed' if not r['flat'] else 'not parsed'}"
+
+
 if __name__ == "__main__":  # python tests/test_extract_fuzz.py: the cost of each deep and huge page
-    for c in deep_cases() + HUGE_CASES:
+    for c in deep_cases() + HUGE_CASES + QUADRATIC_CASES:
         body = build_case(c)
         _, t1 = timed(lambda: PAGES.of_html_bytes(body, "text/html; charset=utf-8"), 0)
         _, t2 = timed(lambda: visible_text(body.decode("utf-8", "replace")), 0)

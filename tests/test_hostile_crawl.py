@@ -1,7 +1,8 @@
 """Real crawls of the hostile site (tests/hostile_site.py): the pages of issue 10.
 
 Host A is crawled into a fresh store, then its mirror B into the same store; a third crawl, of A
-with the 50,000-deep page added, checks that one page cannot stall a crawl. Each crawl is one
+with the 50,000-deep page and the ``STRESS`` pages (markup read in quadratic time) added, checks
+that one page cannot stall a crawl. Each crawl is one
 ``python -m scrapy crawl site`` process of crawler_project (2-5 s), shared by the tests through
 module fixtures; each test asserts one case of the issue on those crawls:
 
@@ -10,7 +11,7 @@ module fixtures; each test asserts one case of the issue on those crawls:
 3. near copies of short link-heavy pages and of a sitemap are dropped;
 4. pages in other scripts are told apart, exact copies of them (and of a dates-only page) dropped;
 5. short pages: exact copies dropped, pages one word apart kept, pages with no text skipped;
-6. the deep page costs well under a second and is kept;
+6. the deep page and the stress pages cost well under a second each and are kept;
 7. nothing is lost: every page of A gives an item (but the soft-404 copies), nothing errors.
 """
 
@@ -259,6 +260,7 @@ def test_6_a_50000_deep_page_does_not_stall_the_crawl_and_is_kept(deep, run):
     # The page itself is kept (an item), and every other page of A is fetched and gives one too.
     items = {path_of(u) for u in c.item_urls()}
     assert hs.DEEP_PATH in items
+    assert set(hs.STRESS) <= items, sorted(set(hs.STRESS) - items)
     for p in A_PAGES:
         assert p in deep.requests, f"{p} was not fetched"
     assert items | {path_of(d.url) for d in c.drops} >= set(A_PAGES)

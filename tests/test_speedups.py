@@ -144,6 +144,33 @@ def test_tag_scan_on_any_bytes(noise, tags):
     assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
 
 
+# Pieces of tags where the tokenizer's reading could part between C and Python: blanks of every
+# kind (\v is none in a tag), "/" and "=" around names and values, quotes opened and not closed,
+# tags inside quoted values and comments, and the names whose tags are counted together.
+_TAG_PIECES = [b"<", b"</", b">", b"/", b"=", b'"', b"'", b" ", b"\n", b"\t", b"\x0b", b"\x0c", b"\r", b"a", b"b1",
+               b"-", b"\xc3\xa9", b"<!--", b"-->", b"<div ", b"<DIV", b"<html ", b"<HTML", b"<Body ", b"<select>",
+               b"<SELECT ", b"</select>", b"<option>", b"x=", b'="', b"='", b"k=v ", b'k="<b c d>" ', b"<b "]
+
+
+@needs_build
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_TAG_PIECES), max_size=1500))
+def test_tag_costs_on_any_markup(pieces):
+    raw = b"".join(pieces)
+    assert speedups.tag_costs(raw) == text_module._tag_costs_python(raw)
+
+
+@needs_build
+def test_tag_costs_is_the_python_reckoning():
+    made = [b"<div " + b" ".join(b"a%d" % i for i in range(n)) + b">x</div>" for n in (16, 17, 3000)]
+    made += [b"".join(b"<html k%d>" % i for i in range(40)), b"<body a b>" * 12, b"<select>" + b"<option>x" * 500,
+             b"<select><option><select>" + b"<b>" * 30, b'<p title="<div ' + b"a " * 40 + b'">' + b"<i " + b"z " * 30]
+    for raw in list(pydoc_pages(60).values()) + made:
+        assert speedups.tag_costs(raw) == text_module._tag_costs_python(raw), raw[:120]
+    assert [speedups.tag_costs(p) for p in made] == [0, 17 * 17, 3000 * 3000, 40 * 40, 24 * 24, 500 * 500, 30 * 30,
+                                                     30 * 30]
+
+
 def _assert_same_fingerprints(fast, slow, pydoc_texts: list[PageText], seed: int, share: float) -> None:
     """``fast`` and ``slow`` fingerprint alike pydoc's pages, texts of mixed scripts and slivers."""
     rnd = random.Random(seed)
