@@ -757,16 +757,6 @@ enum { TAG_BLANK = 1, TAG_SLASH = 2, TAG_GT = 4, TAG_EQUALS = 8 };
 static uint8_t tag_class[256];
 static inline int64_t costly(int64_t n) { return n > COSTLY ? (n > 3037000499LL ? INT64_MAX / 4 : n * n) : 0; }
 
-static int name_is(const uint8_t *name, size_t len, const char *lower) {
-    size_t n = strlen(lower);
-    if (len != n)
-        return 0;
-    for (size_t j = 0; j < n; j++)
-        if ((name[j] | 0x20) != (uint8_t)lower[j])
-            return 0;
-    return 1;
-}
-
 /* The end of the run of bytes from ``q`` (before ``end``) whose class has none of ``stop``. */
 static inline const uint8_t *tag_run(const uint8_t *q, const uint8_t *end, uint8_t stop) {
     while (q < end && !(tag_class[*q] & stop))
@@ -779,6 +769,63 @@ static inline const uint8_t *tag_skip(const uint8_t *q, const uint8_t *end, uint
     while (q < end && tag_class[*q] && !(tag_class[*q] & ~keep))
         q++;
     return q;
+}
+
+/* Whether ``len`` bytes at ``a`` and at ``b`` are the same name (ASCII case folded). */
+static int same_name(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len) {
+    if (a_len != b_len)
+        return 0;
+    for (size_t j = 0; j < a_len; j++) {
+        uint8_t x = a[j] >= 'A' && a[j] <= 'Z' ? a[j] | 0x20 : a[j];
+        uint8_t y = b[j] >= 'A' && b[j] <= 'Z' ? b[j] | 0x20 : b[j];
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+static inline int name_eq(const uint8_t *name, size_t len, const char *lower) {
+    return same_name(name, len, (const uint8_t *)lower, strlen(lower));
+}
+
+/* One tag read as the tokenizer reads it, from the byte after "<" or "</": its name, attributes
+   and whether it ends "/>"; returns where it ends. As text._TOKENIZED_TAG. */
+static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
+                               int64_t *attributes, int *self_closed, int *font_breaks) {
+    *name = q;
+    q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
+    *name_len = (size_t)(q - *name);
+    *attributes = 0;
+    *self_closed = 0;
+    *font_breaks = 0;
+    int font = name_eq(*name, *name_len, "font");
+    for (;;) {
+        const uint8_t *run = q;
+        q = tag_skip(q, end, TAG_BLANK | TAG_SLASH);
+        if (q >= end)
+            return q;
+        if (*q == '>') {
+            *self_closed = q > run && q[-1] == '/';
+            return q + 1;
+        }
+        /* a name's first byte may be any other, "=" and quotes too */
+        const uint8_t *attribute = q;
+        q = tag_run(q + 1, end, TAG_BLANK | TAG_SLASH | TAG_GT | TAG_EQUALS);
+        (*attributes)++;
+        if (font && (name_eq(attribute, (size_t)(q - attribute), "color") || name_eq(attribute, (size_t)(q - attribute), "face") ||
+                     name_eq(attribute, (size_t)(q - attribute), "size")))
+            *font_breaks = 1;
+        const uint8_t *r = tag_skip(q, end, TAG_BLANK);
+        if (r < end && *r == '=') {
+            q = tag_skip(r + 1, end, TAG_BLANK);
+            if (q < end && (*q == '"' || *q == '\'')) {
+                const uint8_t *close = memchr(q + 1, *q, (size_t)(end - q - 1));
+                q = close ? close + 1 : end;
+            } else {
+                q = tag_run(q, end, TAG_BLANK | TAG_GT);
+            }
+        }
+    }
 }
 
 static PyObject *tag_costs(PyObject *self, PyObject *arg) {
@@ -796,34 +843,12 @@ static PyObject *tag_costs(PyObject *self, PyObject *arg) {
             p++;
             continue;
         }
-        const uint8_t *name = q;
-        q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
-        size_t name_len = (size_t)(q - name);
-        int64_t attributes = 0;
-        for (;;) {
-            q = tag_skip(q, end, TAG_BLANK | TAG_SLASH);
-            if (q >= end)
-                break;
-            if (*q == '>') {
-                q++;
-                break;
-            }
-            /* a name's first byte may be any other, "=" and quotes too */
-            q = tag_run(q + 1, end, TAG_BLANK | TAG_SLASH | TAG_GT | TAG_EQUALS);
-            attributes++;
-            const uint8_t *r = tag_skip(q, end, TAG_BLANK);
-            if (r < end && *r == '=') {
-                q = tag_skip(r + 1, end, TAG_BLANK);
-                if (q < end && (*q == '"' || *q == '\'')) {
-                    const uint8_t *close = memchr(q + 1, *q, (size_t)(end - q - 1));
-                    q = close ? close + 1 : end;
-                } else {
-                    q = tag_run(q, end, TAG_BLANK | TAG_GT);
-                }
-            }
-        }
-        p = q;
-        if (name_is(name, name_len, "select")) {
+        const uint8_t *name;
+        size_t name_len;
+        int64_t attributes;
+        int self_closed, breaks;
+        p = read_tag(q, end, &name, &name_len, &attributes, &self_closed, &breaks);
+        if (name_eq(name, name_len, "select")) {
             if (in_select)
                 cost += costly(select_tags);
             in_select = !closing;
@@ -831,9 +856,9 @@ static PyObject *tag_costs(PyObject *self, PyObject *arg) {
         } else if (in_select && !closing) {
             select_tags++;
         }
-        if (name_is(name, name_len, "html"))
+        if (name_eq(name, name_len, "html"))
             html += attributes;
-        else if (name_is(name, name_len, "body"))
+        else if (name_eq(name, name_len, "body"))
             body += attributes;
         else
             cost += costly(attributes);
@@ -844,6 +869,365 @@ static PyObject *tag_costs(PyObject *self, PyObject *arg) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&buf);
     return PyLong_FromLongLong(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4);
+}
+
+/* tag_names(names, flags): the tree builder's element names (lower case, at most 15 bytes) and
+   what text._StackModel makes of each (text._MODEL_FLAGS' bits), given once by text at import:
+   the sets live on the Python side only. */
+enum {
+    M_VOID = 1, M_RAW = 2, M_FOREIGN = 4, M_INTEGRATION = 8, M_BREAKOUT = 16, M_SPECIAL = 32, M_ITEM_PASSES = 64,
+    M_SCOPE = 128, M_BUTTON_SCOPE = 256, M_LIST_SCOPE = 512, M_HEADING = 1024, M_RUBY_PART = 2048,
+    M_CLOSES_P = 4096, M_FORMATTING = 8192, M_CELL = 16384
+};
+#define MODEL_NAMES 256
+static char model_names[MODEL_NAMES][16];
+static uint32_t model_flags[MODEL_NAMES];
+static Py_ssize_t n_model_names = 0;
+
+static int model_name_cmp(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+static PyObject *tag_names(PyObject *self, PyObject *args) {
+    PyObject *names, *flags;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &names, &PyList_Type, &flags))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    if (n > MODEL_NAMES || PyList_GET_SIZE(flags) != n) {
+        PyErr_SetString(PyExc_ValueError, "tag_names: too many names, or not one flag a name");
+        return NULL;
+    }
+    char sorted[MODEL_NAMES][16 + 4];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
+        unsigned long f = PyLong_AsUnsignedLong(PyList_GET_ITEM(flags, i));
+        if (!name || PyErr_Occurred())
+            return NULL;
+        if (len < 1 || len > 15) {
+            PyErr_SetString(PyExc_ValueError, "tag_names: a name of 1 to 15 bytes");
+            return NULL;
+        }
+        memset(sorted[i], 0, sizeof(sorted[i]));
+        memcpy(sorted[i], name, (size_t)len);
+        memcpy(sorted[i] + 16, &f, 4);
+    }
+    qsort(sorted, (size_t)n, sizeof(sorted[0]), model_name_cmp);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        memcpy(model_names[i], sorted[i], 16);
+        memcpy(&model_flags[i], sorted[i] + 16, 4);
+    }
+    n_model_names = n;
+    Py_RETURN_NONE;
+}
+
+/* A name's flags (0: a name the model does not know). */
+static uint32_t model_flags_of(const uint8_t *name, size_t len) {
+    if (len > 15)
+        return 0;
+    char lower[16] = {0};
+    for (size_t j = 0; j < len; j++)
+        lower[j] = (char)(name[j] >= 'A' && name[j] <= 'Z' ? name[j] | 0x20 : name[j]);
+    Py_ssize_t lo = 0, hi = n_model_names;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        int c = strcmp(model_names[mid], lower);
+        if (!c)
+            return model_flags[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+#define MODEL_SCAN 64 /* text._SCAN */
+typedef struct {
+    const uint8_t *name;
+    size_t len;
+    uint32_t flags;
+    int foreign;
+} Open;
+typedef struct {
+    Open *open;
+    Py_ssize_t n, cap;
+    int64_t unclosed;
+} Model;
+
+static inline int64_t model_depth(const Model *m) { return m->n > m->unclosed ? m->n : m->unclosed; }
+
+static void model_push(Model *m, const uint8_t *name, size_t len, uint32_t flags, int foreign) {
+    if (m->n < m->cap)
+        m->open[m->n] = (Open){name, len, flags, foreign};
+    m->n++; /* past cap only as the walk stops: the depth is what counts */
+}
+
+/* What a search matches or stops at: a name, flags, or an element of another name than ``name``. */
+typedef enum { BY_NAME, BY_FLAGS, NOT_IN, NOTHING, NOT_NAME_BUT } Test;
+typedef struct {
+    Test test;
+    const char *name; /* BY_NAME, NOT_NAME_BUT: a literal, or NULL for the tag's own name */
+    uint32_t flags;   /* BY_FLAGS; NOT_NAME_BUT: and not of these flags */
+} Rule;
+
+static int rule_holds(const Rule *r, const Open *o, const uint8_t *tag, size_t tag_len) {
+    switch (r->test) {
+    case BY_NAME:
+        return r->name ? name_eq(o->name, o->len, r->name) : same_name(o->name, o->len, tag, tag_len);
+    case BY_FLAGS:
+        return (o->flags & r->flags) != 0;
+    case NOT_IN: /* of none of the names given as flags of M_ bits: used for select's scope */
+        return !(name_eq(o->name, o->len, "option") || name_eq(o->name, o->len, "optgroup"));
+    case NOTHING:
+        return 0;
+    case NOT_NAME_BUT: /* special and not passed (flags) */
+        return (o->flags & M_SPECIAL) && !(o->flags & r->flags);
+    }
+    return 0;
+}
+
+/* text._StackModel._find: the topmost element matching, looking at most MODEL_SCAN down, -1
+   at a stop. */
+static Py_ssize_t model_find(const Model *m, const Rule *match, const Rule *stop, const uint8_t *tag, size_t tag_len) {
+    Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
+    for (Py_ssize_t i = top - 1; i >= 0 && i > top - 1 - MODEL_SCAN; i--) {
+        if (rule_holds(match, &m->open[i], tag, tag_len))
+            return i;
+        if (rule_holds(stop, &m->open[i], tag, tag_len))
+            return -1;
+    }
+    return -1;
+}
+
+static void model_close(Model *m, Rule match, Rule stop, const uint8_t *tag, size_t tag_len) {
+    Py_ssize_t i = model_find(m, &match, &stop, tag, tag_len);
+    if (i >= 0)
+        m->n = i;
+}
+
+static inline const Open *model_top(const Model *m) { return m->n > 0 && m->n <= m->cap ? &m->open[m->n - 1] : NULL; }
+
+/* text._StackModel.start; 1 for a raw-text element. */
+static inline int model_in_foreign(const Model *m) {
+    const Open *top = model_top(m);
+    return top && top->foreign && !(top->flags & M_INTEGRATION);
+}
+
+static int model_start(Model *m, const uint8_t *name, size_t len, int self_closed, int breaks) {
+    uint32_t f = model_flags_of(name, len);
+    const Open *top;
+    if (f & M_FORMATTING)
+        m->unclosed++;
+    if (model_in_foreign(m)) {
+        if (!(f & M_BREAKOUT) && !breaks) {
+            if (!self_closed)
+                model_push(m, name, len, f, 1);
+            return 0;
+        }
+        while (model_in_foreign(m)) /* the tree builder closes the foreign elements it leaves */
+            m->n--;
+    }
+    if (f & M_VOID)
+        return 0;
+    if (f & M_FOREIGN) {
+        if (!self_closed)
+            model_push(m, name, len, f, 1);
+        return 0;
+    }
+    if (f & M_RAW)
+        return 1;
+    if (name_eq(name, len, "li"))
+        model_close(m, (Rule){BY_NAME, "li", 0}, (Rule){NOT_NAME_BUT, NULL, M_ITEM_PASSES}, name, len);
+    else if (name_eq(name, len, "dd") || name_eq(name, len, "dt")) {
+        Py_ssize_t a = model_find(m, &(Rule){BY_NAME, "dd", 0}, &(Rule){NOT_NAME_BUT, NULL, M_ITEM_PASSES}, name, len);
+        Py_ssize_t b = model_find(m, &(Rule){BY_NAME, "dt", 0}, &(Rule){NOT_NAME_BUT, NULL, M_ITEM_PASSES}, name, len);
+        Py_ssize_t i = a > b ? a : b;
+        if (i >= 0)
+            m->n = i;
+    }
+    if (f & M_CLOSES_P)
+        model_close(m, (Rule){BY_NAME, "p", 0}, (Rule){BY_FLAGS, NULL, M_BUTTON_SCOPE}, name, len);
+    top = model_top(m);
+    if ((f & M_HEADING) && top && (top->flags & M_HEADING)) {
+        m->n--;
+    } else if ((name_eq(name, len, "option") || name_eq(name, len, "optgroup")) && top &&
+               name_eq(top->name, top->len, "option")) {
+        m->n--;
+    } else if ((f & M_RUBY_PART) &&
+               model_find(m, &(Rule){BY_NAME, "ruby", 0}, &(Rule){BY_FLAGS, NULL, M_SCOPE}, name, len) >= 0) {
+        while ((top = model_top(m)) && (top->flags & M_RUBY_PART))
+            m->n--;
+    } else if (f & M_CELL) {
+        Py_ssize_t table = -1, top_i = m->n < m->cap ? m->n : m->cap;
+        for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--)
+            if (name_eq(m->open[i].name, m->open[i].len, "table") || name_eq(m->open[i].name, m->open[i].len, "template")) {
+                table = i;
+                break;
+            }
+        if (table < 0)
+            return 0; /* outside a table: ignored */
+        if (name_eq(m->open[table].name, m->open[table].len, "table")) {
+            /* text._StackModel._close_part */
+            int cell = name_eq(name, len, "td") || name_eq(name, len, "th"), row = name_eq(name, len, "tr");
+            Py_ssize_t found = -1;
+            for (Py_ssize_t i = top_i - 1; i > table; i--) {
+                const Open *o = &m->open[i];
+                int ends = name_eq(o->name, o->len, "td") || name_eq(o->name, o->len, "th") ||
+                           (!cell && name_eq(o->name, o->len, "tr")) ||
+                           (!cell && !row && (name_eq(o->name, o->len, "tbody") || name_eq(o->name, o->len, "thead") ||
+                                              name_eq(o->name, o->len, "tfoot")));
+                if (ends) {
+                    found = i;
+                    break;
+                }
+            }
+            if (found >= 0) {
+                m->n = found;
+            } else if (cell || row) {
+                model_push(m, (const uint8_t *)"tbody", 5, model_flags_of((const uint8_t *)"tbody", 5), 0);
+                if (cell)
+                    model_push(m, (const uint8_t *)"tr", 2, model_flags_of((const uint8_t *)"tr", 2), 0);
+            }
+        }
+    }
+    model_push(m, name, len, f, 0);
+    return 0;
+}
+
+/* text._StackModel.end */
+static void model_end(Model *m, const uint8_t *name, size_t len) {
+    uint32_t f = model_flags_of(name, len);
+    if ((f & M_FORMATTING) && m->unclosed > 0)
+        m->unclosed--;
+    const Open *top = model_top(m);
+    if (top && top->foreign) {
+        Py_ssize_t top_i = m->n, i;
+        for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
+            if (same_name(m->open[i].name, m->open[i].len, name, len)) {
+                m->n = i;
+                return;
+            }
+            if (i == 0 || !m->open[i - 1].foreign)
+                break;
+        }
+        if (i >= 0 && i <= top_i - 1 - MODEL_SCAN)
+            return; /* past the scan: nothing closes */
+    }
+    if (name_eq(name, len, "body") || name_eq(name, len, "html") || name_eq(name, len, "br") || name_eq(name, len, "form"))
+        return;
+    Rule own = {BY_NAME, NULL, 0};
+    if (name_eq(name, len, "p"))
+        model_close(m, own, (Rule){BY_FLAGS, NULL, M_BUTTON_SCOPE}, name, len);
+    else if (name_eq(name, len, "li"))
+        model_close(m, own, (Rule){BY_FLAGS, NULL, M_LIST_SCOPE}, name, len);
+    else if (f & M_HEADING)
+        model_close(m, (Rule){BY_FLAGS, NULL, M_HEADING}, (Rule){BY_FLAGS, NULL, M_SCOPE}, name, len);
+    else if (f & M_FORMATTING)
+        model_close(m, own, (Rule){BY_FLAGS, NULL, M_SPECIAL | M_SCOPE}, name, len);
+    else if (name_eq(name, len, "select"))
+        model_close(m, own, (Rule){NOT_IN, NULL, 0}, name, len);
+    else if ((f & M_CELL) || name_eq(name, len, "table") || name_eq(name, len, "caption") || name_eq(name, len, "colgroup")) {
+        /* table scope: stops at html, table and template, unless of this name */
+        Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
+        for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
+            const Open *o = &m->open[i];
+            if (same_name(o->name, o->len, name, len)) {
+                m->n = i;
+                return;
+            }
+            if (name_eq(o->name, o->len, "html") || name_eq(o->name, o->len, "table") || name_eq(o->name, o->len, "template"))
+                return;
+        }
+    } else if (name_eq(name, len, "template"))
+        model_close(m, own, (Rule){NOTHING, NULL, 0}, name, len);
+    else if (f & M_SPECIAL)
+        model_close(m, own, (Rule){BY_FLAGS, NULL, M_SCOPE}, name, len);
+    else
+        model_close(m, own, (Rule){BY_FLAGS, NULL, M_SPECIAL}, name, len);
+}
+
+/* Where the markup at the "<" at ``p`` that starts no tag ends: text._markup_end. */
+static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
+    size_t left = (size_t)(end - p);
+    if (left >= 4 && !memcmp(p, "<!--", 4)) {
+        if (left > 4 && (p[4] == '>' || (left > 5 && p[4] == '-' && p[5] == '>'))) {
+            const uint8_t *gt = memchr(p + 4, '>', left - 4);
+            return gt + 1;
+        }
+        const uint8_t *best = end;
+        for (const uint8_t *q = p + 4; q + 2 < end; q++) {
+            q = memchr(q, '-', (size_t)(end - q));
+            if (!q)
+                break;
+            if (q + 2 < end && q[1] == '-' && q[2] == '>') {
+                best = q + 3;
+                break;
+            }
+            if (q + 3 < end && q[1] == '-' && q[2] == '!' && q[3] == '>') {
+                best = q + 4;
+                break;
+            }
+        }
+        return best;
+    }
+    if (left >= 2 && (p[1] == '!' || p[1] == '?' || p[1] == '/')) {
+        const uint8_t *gt = left > 2 ? memchr(p + 2, '>', left - 2) : NULL;
+        return gt ? gt + 1 : end;
+    }
+    return p + 1;
+}
+
+/* tag_depth(raw, most) -> int: text._tag_depth's figure, stopping past ``most``. */
+static PyObject *tag_depth(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    Py_ssize_t most;
+    if (!PyArg_ParseTuple(args, "y*n", &buf, &most))
+        return NULL;
+    if (n_model_names == 0 || most < 0 || most > 1 << 20) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "tag_depth: no tag_names given, or a depth out of range");
+        return NULL;
+    }
+    Model m = {PyMem_RawMalloc((size_t)(most + 8) * sizeof(Open)), 0, most + 8, 0};
+    if (!m.open) {
+        PyBuffer_Release(&buf);
+        return PyErr_NoMemory();
+    }
+    const uint8_t *p = buf.buf, *end = p + buf.len;
+    Py_BEGIN_ALLOW_THREADS
+    while (model_depth(&m) <= most && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        const uint8_t *q = p + 1;
+        int closing = q < end && *q == '/';
+        q += closing;
+        if (q >= end || (uint8_t)((*q | 0x20) - 'a') > 'z' - 'a') {
+            p = markup_end(p, end);
+            continue;
+        }
+        const uint8_t *name;
+        size_t len;
+        int64_t attributes;
+        int self_closed, breaks;
+        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks);
+        if (closing) {
+            model_end(&m, name, len);
+        } else if (model_start(&m, name, len, self_closed, breaks)) {
+            /* raw text: up to "</name" and a blank, "/" or ">" */
+            const uint8_t *r = p, *stop = end;
+            while ((r = memchr(r, '<', (size_t)(end - r))) != NULL) {
+                if (r + 2 + len < end && r[1] == '/' && same_name(r + 2, len, name, len) &&
+                    (tag_class[r[2 + len]] & (TAG_BLANK | TAG_SLASH | TAG_GT))) {
+                    stop = r;
+                    break;
+                }
+                r++;
+            }
+            p = stop;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    int64_t depth = model_depth(&m);
+    PyMem_RawFree(m.open);
+    PyBuffer_Release(&buf);
+    return PyLong_FromLongLong(depth);
 }
 
 /* A tag name's key, as text._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
@@ -1720,6 +2104,8 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
+    {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags): the element names text._StackModel knows, and its flags of each."},
+    {"tag_depth", tag_depth, METH_VARARGS, "tag_depth(raw, most) -> int: text._tag_depth's figure."},
     {"tag_costs", tag_costs, METH_O, "tag_costs(raw) -> int: the tree builder's quadratic work on raw's markup (text._tag_costs_python)."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
@@ -1760,7 +2146,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 7) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 8) < 0) {
         Py_DECREF(m);
         return NULL;
     }

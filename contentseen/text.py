@@ -507,20 +507,49 @@ _CLOSES_P = frozenset("address article aside blockquote center details dialog di
 # Reopened by the tree builder at every block that follows them while they are open: thousands
 # left open ('<p><b>x' x 60,000) cost lexbor as much as deep nesting does.
 _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
-_LIST, _TABLE = frozenset(("ul", "ol")), frozenset(("table", "tbody", "thead", "tfoot"))
-_SCOPE = {"p": frozenset("button table td th caption object template html".split()),
-          "li": _LIST, "dt": frozenset(("dl",)), "dd": frozenset(("dl",)),
-          "tr": _TABLE, "td": _TABLE | {"tr"}, "th": _TABLE | {"tr"},
-          "option": frozenset(("select", "datalist", "optgroup"))}
+# The tree builder's special elements (HTML's, and SVG's and MathML's integration points): an
+# end tag of another name does not look past them for its element, nor a list item or term for
+# the one before it (but past address, div and p, ``_ITEM_PASSES``).
+_SPECIAL = frozenset("""address applet area article aside base basefont bgsound blockquote body br button caption
+center col colgroup dd details dialog dir div dl dt embed fieldset figcaption figure footer form frame frameset h1 h2 h3
+h4 h5 h6 head header hgroup hr html iframe img input keygen li link listing main marquee menu meta nav noembed
+noframes noscript object ol p param plaintext pre script search section select source style summary table tbody
+td template textarea tfoot th thead title tr track ul wbr xmp mi mo mn ms mtext annotation-xml foreignobject
+desc""".split())
+_ITEM_PASSES = frozenset(("address", "div", "p"))
+# Where an element's scope ends (the default scope; a paragraph's also at a button; a list
+# item's at a list; a table part's at its table).
+_SCOPE_BOUNDARY = frozenset("""applet caption html table td th marquee object template mi mo mn ms mtext
+annotation-xml foreignobject desc title""".split())
+_BUTTON_SCOPE = _SCOPE_BOUNDARY | {"button"}
+_LIST_SCOPE = _SCOPE_BOUNDARY | {"ol", "ul"}
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+_RUBY_PARTS = frozenset(("rb", "rp", "rt", "rtc"))
+# A table part opened in a table closes the open parts of these names above the table.
+_CELL_ENDS = {"td": frozenset(("td", "th")), "th": frozenset(("td", "th")), "tr": frozenset(("tr", "td", "th")),
+              "tbody": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th")),
+              "thead": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th")),
+              "tfoot": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th"))}
+_SCAN = 64  # elements a close looks through; past them it closes nothing
 # Foreign content, where "/>" does close an element; in it, the elements whose children are
 # HTML again (its integration points: MathML's text ones too, and every annotation-xml) and the
-# start tags that leave it (the tree builder then closes the foreign elements: kept open here).
+# start tags that leave it (the tree builder then closes the foreign elements).
 _FOREIGN = frozenset(("svg", "math"))
 _INTEGRATION = frozenset("annotation-xml foreignobject desc title mi mo mn ms mtext".split())
 _BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
-                      "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var "
-                      "font".split())
-_HTML_IN_FOREIGN = re.compile(f"<(?:{'|'.join(sorted(_INTEGRATION | _BREAKOUT))})(?![a-z0-9-])")  # in lower case
+                      "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var"
+                      .split())  # and <font> of a color, face or size attribute (_FONT_BREAKS)
+_FONT_BREAKS = frozenset((b"color", b"face", b"size"))
+
+
+# The sets _StackModel reads, as the bits the C speedups' model reads them by (text is their
+# one source: ``_speedups.tag_names`` takes them at import).
+_MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _ITEM_PASSES, _SCOPE_BOUNDARY,
+               _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS))
+_MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS))
+if _speedups is not None:
+    _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)
+                                       for n in _MODEL_NAMES])
 
 
 def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, frozenset[int]]:
@@ -553,9 +582,7 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
         return html, utf8, False, names
     if close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
         return _prepared(_close_raw_text(html), close=False)
-    if start_tags <= MAX_DEPTH or bound <= MAX_DEPTH:
-        return html, utf8, False, names
-    return html, utf8, _tag_depth(html) > MAX_DEPTH, names
+    return html, utf8, _tag_depth(raw) > MAX_DEPTH, names
 
 
 def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int], frozenset[int]]:
@@ -657,10 +684,12 @@ _COSTLY = 16  # attributes of a tag, or elements of a select, that cost nothing 
 # any but a blank, "/" or ">") and maybe "=" and a value, quoted or not; "/" reads as a blank.
 # Possessive, as the tokenizer reads each byte once.
 _TAG_BLANK = rb"[\t\n\f\r ]"
-_ATTRIBUTE = (rb"[^\t\n\f\r />][^\t\n\f\r />=]*+(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
-              + rb"""*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?""")
-_TOKENIZED_TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE + rb")*+)[\t\n\f\r /]*+>?")
-_ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+" + _ATTRIBUTE)
+_ATTRIBUTE_NAME = rb"[^\t\n\f\r />][^\t\n\f\r />=]*+"
+_ATTRIBUTE_VALUE = (rb"(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
+                    + rb"""*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?""")
+_TOKENIZED_TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME
+                            + _ATTRIBUTE_VALUE + rb")*+)([\t\n\f\r /]*+>?)")
+_ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIBUTE_VALUE)  # names, in a tag
 _COST_CAP = (2**63 - 1) // 4  # as the C function caps its sums
 
 
@@ -681,14 +710,14 @@ def _tag_costs_python(raw: bytes) -> int:
     ``_speedups.tag_costs``."""
     tags = _TOKENIZED_TAG.findall(raw)
     # an attribute takes two bytes at least: a shorter area cannot hold more than _COSTLY
-    cost = sum(_costly(len(_ATTRIBUTES.findall(area))) for _, name, area in tags
+    cost = sum(_costly(len(_ATTRIBUTES.findall(area))) for _, name, area, _ in tags
                if len(area) > 2 * _COSTLY and name.lower() not in (b"html", b"body"))
     for merged in (b"html", b"body"):
-        cost += _costly(sum(len(_ATTRIBUTES.findall(area)) for _, name, area in tags
+        cost += _costly(sum(len(_ATTRIBUTES.findall(area)) for _, name, area, _ in tags
                             if len(name) == 4 and name.lower() == merged))
     in_select, select_tags = False, 0
-    if any(len(name) == 6 and name.lower() == b"select" for _, name, _ in tags):
-        for closing, name, _ in tags:
+    if any(len(name) == 6 and name.lower() == b"select" for _, name, _, _ in tags):
+        for closing, name, _, _ in tags:
             if len(name) == 6 and name.lower() == b"select":
                 cost += _costly(select_tags) if in_select else 0
                 in_select, select_tags = not closing, 0
@@ -701,81 +730,180 @@ def _costly(n: int) -> int:
     return n * n if n > _COSTLY else 0
 
 
-def _tag_depth(html: str) -> int:
-    """The nesting depth of ``html``'s elements by its tags (the tree builder's rules for void,
-    self-closing-run and raw-text elements; ``/>`` closes nothing on an HTML element but closes
-    an SVG or MathML one; misnested end tags close up to their element, stray ones nothing), or
+def _tag_depth(raw: bytes) -> int:
+    """How deep the tree builder's stack of open elements can get on ``raw`` (UTF-8 HTML), or
     the number of formatting elements left open when larger; stops counting past ``MAX_DEPTH``.
-    Never below the tree builder's depth: HTML inside SVG or MathML (``_INTEGRATION``, and the
-    tags that leave it, ``_BREAKOUT``) nests as HTML does, without the foreign elements it
-    closes."""
-    stack: list[str] = []
-    foreign: list[bool] = []  # per open element: whether its children are SVG or MathML
-    pos, lower = 0, None
-    unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
-    while len(stack) <= MAX_DEPTH and unclosed <= MAX_DEPTH:
-        m = _TAG.search(html, pos)
+    Never below the tree builder's: the markup is read as the tokenizer reads it (tags as
+    ``_TOKENIZED_TAG``; comments, doctypes, bogus comments and raw text skipped where it skips
+    them), and of the tree builder's rules only those that close elements in every case they
+    apply are followed (``_StackModel``); any other start tag opens an element. In C when built
+    (``_speedups.tag_depth``: the same figure)."""
+    if _speedups is not None:
+        return _speedups.tag_depth(raw, MAX_DEPTH)
+    model, pos, size = _StackModel(), 0, len(raw)
+    while model.depth() <= MAX_DEPTH and (pos := raw.find(b"<", pos)) >= 0:
+        m = _TOKENIZED_TAG.match(raw, pos)
         if m is None:
-            break
+            pos = _markup_end(raw, pos)
+            continue
         pos = m.end()
-        closing, name, self_closed = m.group(1), m.group(2).lower(), m.group(3)
-        if name in _FORMATTING:
-            unclosed += -1 if closing else 1
+        closing, name, self_closed = m.group(1), m.group(2).lower().decode("latin-1"), m.group(4).endswith(b"/>")
+        breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(m.group(3)))
         if closing:
-            if name in stack:
-                del stack[len(stack) - 1 - stack[::-1].index(name):]
-                del foreign[len(stack):]
-            continue
-        if foreign and foreign[-1] and name not in _BREAKOUT:
-            if not self_closed:
-                stack.append(name)
-                foreign.append(name not in _INTEGRATION)
-            continue
+            model.end(name)
+        elif model.start(name, self_closed, breaks):  # raw text: up to its end tag
+            end = re.compile(rb"</" + re.escape(m.group(2)) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
+            pos = end.start() if end is not None else size
+    return model.depth()
+
+
+def _markup_end(raw: bytes, pos: int) -> int:
+    """Where what the tokenizer reads at the ``<`` at ``pos`` ends, when no tag starts there: a
+    comment (at the first ``-->`` or ``--!>``; ``<!-->`` and ``<!--->`` are empty), a doctype or
+    a bogus comment (``<!``, ``<?``, ``</`` and no letter: at the first ``>``), or a ``<`` of the
+    text (the next byte)."""
+    if raw.startswith(b"<!--", pos):
+        if raw.startswith(b">", pos + 4) or raw.startswith(b"->", pos + 4):
+            return raw.find(b">", pos + 4) + 1
+        ends = [e + len(mark) for mark in (b"-->", b"--!>") if (e := raw.find(mark, pos + 4)) >= 0]
+        return min(ends) if ends else len(raw)
+    if raw.startswith((b"<!", b"<?", b"</"), pos):
+        end = raw.find(b">", pos + 2)
+        return end + 1 if end >= 0 else len(raw)
+    return pos + 1
+
+
+class _StackModel:
+    """The tree builder's stack of open elements as ``_tag_depth`` follows it: elements close only
+    where the tree builder closes them whatever else holds (an end tag of an element in its
+    scope; a list item, term or cell closing the one before it; a block closing a paragraph in
+    button scope), each search looking through at most ``_SCAN`` elements; SVG and MathML
+    elements close at ``/>``, except in their integration points, and the tags that leave them
+    close them, as the tree builder does."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.foreign: list[bool] = []  # per open element: whether it is an SVG or MathML one
+        self.unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
+
+    def depth(self) -> int:
+        return max(len(self.names), self.unclosed)
+
+    def _push(self, name: str, foreign: bool) -> None:
+        self.names.append(name)
+        self.foreign.append(foreign)
+
+    def _pop_to(self, i: int) -> None:
+        del self.names[i:], self.foreign[i:]
+
+    def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
+        """The index of the topmost element ``match`` is true of, looking down from the top and
+        stopping at one ``stop`` is true of (-1 then, or past ``_SCAN`` elements)."""
+        names = self.names
+        for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
+            if match(names[i]):
+                return i
+            if stop(names[i]):
+                return -1
+        return -1
+
+    def _close(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> None:
+        i = self._find(match, stop)
+        if i >= 0:
+            self._pop_to(i)
+
+    def _in_foreign(self) -> bool:
+        return bool(self.names) and self.foreign[-1] and self.names[-1] not in _INTEGRATION
+
+    def start(self, name: str, self_closed: bool, breaks: bool = False) -> bool:
+        """A start tag (``breaks``: one that leaves SVG and MathML whatever its name); whether it
+        is of a raw-text element (its text to be skipped)."""
+        if name in _FORMATTING:
+            self.unclosed += 1
+        if self._in_foreign():
+            if name not in _BREAKOUT and not breaks:
+                if not self_closed:
+                    self._push(name, True)
+                return False
+            while self._in_foreign():  # the tree builder closes the foreign elements it leaves
+                self._pop_to(len(self.names) - 1)
         if name in _VOID:
-            continue
+            return False
         if name in _FOREIGN:
-            if self_closed:
-                continue
-            # Foreign content holding no HTML is skipped whole (deep SVG does not cost the tree
-            # builder quadratic time; thousands of self-closed paths cost this loop much)
-            lower = html.lower() if lower is None else lower
-            end = lower.find("</" + name, pos)
-            if _HTML_IN_FOREIGN.search(lower, pos, end if end >= 0 else len(lower)) is None:
-                if end < 0:
-                    break
-                pos = end
-                continue
-            stack.append(name)
-            foreign.append(True)
-            continue
+            if not self_closed:
+                self._push(name, True)
+            return False
         if name in _RAW_TEXT:
-            lower = html.lower() if lower is None else lower
-            end = lower.find("</" + name, pos)
-            if end < 0:
-                break
-            pos = end
-            continue
-        # An open <p> ends at a block's start tag; a list item, term or cell at the next one of
-        # its list, table or select.
+            return True
+        if name == "li":
+            self._close(lambda n: n == "li", lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
+        elif name in ("dd", "dt"):
+            self._close(lambda n: n in ("dd", "dt"), lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
         if name in _CLOSES_P:
-            _close(stack, "p", _SCOPE["p"])
-        if name in _SELF_CLOSING_RUN:
-            _close(stack, name, _SCOPE[name])
-        del foreign[len(stack):]
-        stack.append(name)
-        foreign.append(False)
-    return max(len(stack), unclosed)
+            self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
+        names = self.names
+        if name in _HEADINGS and names and names[-1] in _HEADINGS:
+            self._pop_to(len(names) - 1)
+        elif name in ("option", "optgroup") and names and names[-1] == "option":
+            self._pop_to(len(names) - 1)
+        elif name in _RUBY_PARTS and self._find(lambda n: n == "ruby", _SCOPE_BOUNDARY.__contains__) >= 0:
+            while names and names[-1] in _RUBY_PARTS:
+                self._pop_to(len(names) - 1)
+        elif name in _CELL_ENDS:
+            table = self._find(lambda n: n in ("table", "template"), lambda n: False)
+            if table < 0:
+                return False  # outside a table: ignored
+            if names[table] == "table":
+                self._close_part(name, table)
+        self._push(name, False)
+        return False
 
+    def _close_part(self, name: str, table: int) -> None:
+        """A table part opened inside the table at ``table`` closes the open part it ends (a
+        cell, a row, a row group) above it; else the row group and row it implies are opened."""
+        ends, names = _CELL_ENDS[name], self.names
+        for i in range(len(names) - 1, table, -1):
+            if names[i] in ends:
+                self._pop_to(i)
+                return
+        for implied in {"td": ("tbody", "tr"), "th": ("tbody", "tr"), "tr": ("tbody",)}.get(name, ()):
+            self._push(implied, False)
 
-def _close(stack: list[str], name: str, stops: frozenset[str]) -> None:
-    """Pop ``name`` and what is above it from ``stack``, unless an element of ``stops`` is met
-    first (the element is then not in scope: nothing closes)."""
-    for i in range(len(stack) - 1, -1, -1):
-        if stack[i] == name:
-            del stack[i:]
+    def end(self, name: str) -> None:
+        """An end tag."""
+        if name in _FORMATTING:
+            self.unclosed = max(0, self.unclosed - 1)
+        names = self.names
+        if names and self.foreign[-1]:
+            # SVG or MathML: its topmost element of that name, through foreign elements only
+            for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
+                if names[i] == name:
+                    self._pop_to(i)
+                    return
+                if i == 0 or not self.foreign[i - 1]:
+                    break
+            else:
+                return  # past _SCAN: nothing closes
+        if name in ("body", "html", "br", "form"):
             return
-        if stack[i] in stops:
-            return
+        if name == "p":
+            self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
+        elif name == "li":
+            self._close(lambda n: n == "li", _LIST_SCOPE.__contains__)
+        elif name in _HEADINGS:
+            self._close(_HEADINGS.__contains__, _SCOPE_BOUNDARY.__contains__)
+        elif name in _FORMATTING:
+            self._close(lambda n: n == name, lambda n: n in _SPECIAL or n in _SCOPE_BOUNDARY)
+        elif name == "select":
+            self._close(lambda n: n == "select", lambda n: n not in ("option", "optgroup"))
+        elif name in _CELL_ENDS or name in ("table", "caption", "colgroup"):
+            self._close(lambda n: n == name, lambda n: n in ("html", "table", "template") and n != name)
+        elif name == "template":
+            self._close(lambda n: n == "template", lambda n: False)
+        elif name in _SPECIAL:
+            self._close(lambda n: n == name, _SCOPE_BOUNDARY.__contains__)
+        else:
+            self._close(lambda n: n == name, _SPECIAL.__contains__)
 
 
 _FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|svg|math|iframe)\b)", re.I)

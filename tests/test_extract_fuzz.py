@@ -438,6 +438,22 @@ QUADRATIC_CASES = [
      "parsed": False},
     {"id": "50k self-closed divs in SVG's foreignObject", "kind": "in_foreign", "open": "<svg><foreignObject>",
      "unit": "<div/>x", "n": 50_000, "parsed": False},
+    # nesting the depth scan once read shallower than the tree builder: its tags read otherwise
+    # than the tokenizer reads them (a "<" in a quoted value), a list item or term nested in
+    # another list's, end tags that close nothing, foreign content closed by none
+    {"id": "50k divs with a < in a quoted value", "kind": "repeat", "unit": '<div title="a<b">x', "n": 50_000,
+     "parsed": False},
+    {"id": "50k list items in definition lists", "kind": "repeat", "unit": "<dl><li>x", "n": 50_000, "parsed": False},
+    {"id": "50k terms and items", "kind": "repeat", "unit": "<dt><li>", "n": 50_000, "parsed": False},
+    {"id": "50k divs closed outside their scope", "kind": "repeat", "unit": "<div><object></div>", "n": 50_000,
+     "parsed": False},
+    {"id": "50k SVG elements and stray end tags", "kind": "repeat", "unit": "<svg>x</dt>", "n": 50_000, "parsed": False},
+    {"id": "50k rows outside a table around pre", "kind": "repeat", "unit": "<tr><pre>x", "n": 50_000, "parsed": False},
+    {"id": "SVG left by <br>, then 50k self-closed summaries", "kind": "in_foreign", "open": "<svg>",
+     "unit": "<br>x<summary/>", "n": 50_000, "parsed": False},
+    {"id": "a list of 50k items left open", "kind": "repeat", "unit": "<li>item", "n": 50_000, "parsed": True},
+    {"id": "a table of 20k rows of cells left open", "kind": "repeat", "unit": "<tr><td>cell<td>cell", "n": 20_000,
+     "parsed": True},
     {"id": "a site's <select> of 2,000 options", "kind": "select", "unit": "<option>item", "n": 2_000, "parsed": True},
     {"id": "a tag of 200 attributes", "kind": "attributes", "n": 200, "parsed": True},
     {"id": "an inline SVG of 20k self-closed paths", "kind": "in_foreign", "open": "<svg>", "close": "</svg>",

@@ -171,6 +171,43 @@ def test_tag_costs_is_the_python_reckoning():
                                                      30 * 30]
 
 
+# Tags whose nesting the depth scan models: lists, terms, tables, paragraphs, headings, ruby,
+# select, formatting, foreign content and its integration points, raw text, comments and doctypes.
+_DEPTH_PIECES = [b"<", b"</", b">", b"/>", b"/", b'"', b" ", b"x", b"<!--", b"-->", b"--!>", b"<!", b"<?", b"<!-->",
+                 b"<!DOCTYPE html>", b"<div>", b"</div>", b"<p>", b"</p>", b"<li>", b"</li>", b"<ul>", b"</ul>", b"<dl>",
+                 b"<dt>", b"<dd>", b"<table>", b"<tr>", b"<td>", b"</td>", b"<th>", b"</tr>", b"<tbody>", b"</table>",
+                 b"<caption>", b"<svg>", b"</svg>", b"<math>", b"<mi>", b"<g>", b"<path/>", b"<foreignObject>",
+                 b"<annotation-xml>", b"<title>", b"</title>", b"<script>", b"</script>", b"<style>", b"</style >",
+                 b"<b>", b"</b>", b"<i>", b"</i>", b"<a href=x>", b"</a>", b"<select>", b"<option>", b"<optgroup>",
+                 b"</select>", b"<ruby>", b"<rt>", b"<rp>", b"<h1>", b"</h1>", b"<h2>", b"<button>", b"<object>",
+                 b"</object>", b"<template>", b"</template>", b"<form>", b"</form>", b"<plaintext>", b"<textarea>",
+                 b"</textarea>", b"<br>", b"</br>", b"<body>", b"</body>", b"<DIV>", b"<Svg>", b"<custom-el>",
+                 b"</custom-el>", b'<div title="<b">', b"<img/>", b"<span>", b"</span>", b"<pre>", b"<summary>",
+                 b"<summary/>", b"<font>", b"<font color=red>", b"<FONT SIZE=2>", b"<font x='size'>", b"<desc>"]
+
+
+@needs_build
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_DEPTH_PIECES), max_size=3000))
+def test_tag_depth_on_any_markup(pieces):
+    raw = b"".join(pieces)
+    with left_out():
+        python = text_module._tag_depth(raw)
+    assert speedups.tag_depth(raw, text_module.MAX_DEPTH) == python
+
+
+@needs_build
+def test_tag_depth_is_the_python_model():
+    made = [b"<dl><li>x" * 400, b"<svg>x</dt>" * 600, b'<div title="<">' * 600, b"<table><td>x" * 200,
+            b"<!-- <div> -->" * 900 + b"<div>" * 10, b"<script><div></script>" * 900, b"<svg><path/></svg>" * 900,
+            b"<p>" * 900, b"<ul>" + b"<li>x" * 900, b"<b><i>x</b></i>" * 300]
+    pages = list(pydoc_pages(60).values()) + made
+    with left_out():
+        python = [text_module._tag_depth(raw) for raw in pages]
+    assert [speedups.tag_depth(raw, text_module.MAX_DEPTH) for raw in pages] == python
+    assert python[-10:] == [513, 513, 513, 513, 10, 0, 0, 1, 2, 0]
+
+
 def _assert_same_fingerprints(fast, slow, pydoc_texts: list[PageText], seed: int, share: float) -> None:
     """``fast`` and ``slow`` fingerprint alike pydoc's pages, texts of mixed scripts and slivers."""
     rnd = random.Random(seed)
