@@ -40,7 +40,7 @@
    nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
    weigh(text) their UTF-8 bytes, as text._chars.
 
-   tag_scan(raw, flat_keys, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
+   tag_scan(raw, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
    text._prepared's numpy scan does: see tag_scan below; tag_costs(raw) reckons the tree
    builder's quadratic work on them as text._tag_costs_python does.
 
@@ -1308,35 +1308,30 @@ static int64_t *open_count(OpenCounts *c, uint32_t key) {
     return &c->open[i];
 }
 
-/* tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, swallower_starts, names)
+/* tag_scan(raw, swallower_keys) -> (tags, swallower_starts, names)
 
-   tags: how many "<" ``raw`` holds; start_tags: the start tags of elements (a name starting with
-   a letter, not of ``flat_keys``); bound: the most such elements open at once, counting per name
-   key the start (+1) and end (-1) tags in order, a name's count never below 0 (text's
-   _open_elements_bound); swallower_starts: where the start tags named in ``swallower_keys`` are;
-   names: the key of every name a start tag starting with a letter has (void ones too), once
-   each, uint32 in native order, in no order. The key arrays given are sorted uint32. None where
-   the names would cost too many probes of its tables (crafted to collide). */
+   tags: how many "<" ``raw`` holds; swallower_starts: where the start tags named in
+   ``swallower_keys`` (sorted uint32) are; names: the key of every name a start tag starting with
+   a letter has, once each, uint32 in native order, in no order. None where the names would cost
+   too many probes of its table (crafted to collide). */
 static PyObject *tag_scan(PyObject *self, PyObject *args) {
-    Py_buffer buf, flat_buf, swallow_buf;
-    if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &flat_buf, &swallow_buf))
+    Py_buffer buf, swallow_buf;
+    if (!PyArg_ParseTuple(args, "y*y*", &buf, &swallow_buf))
         return NULL;
     const uint8_t *raw = (const uint8_t *)buf.buf;
     Py_ssize_t size = buf.len;
-    const uint32_t *flat = (const uint32_t *)flat_buf.buf, *swallow = (const uint32_t *)swallow_buf.buf;
-    Py_ssize_t n_flat = flat_buf.len / 4, n_swallow = swallow_buf.len / 4;
+    const uint32_t *swallow = (const uint32_t *)swallow_buf.buf;
+    Py_ssize_t n_swallow = swallow_buf.len / 4;
     PyObject *starts = PyList_New(0), *result = NULL;
     Py_ssize_t budget = 8 * size + 4096;
-    OpenCounts counts = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0, 0, budget};
     OpenCounts names = {PyMem_RawCalloc(64, sizeof(uint32_t)), PyMem_RawCalloc(64, sizeof(int64_t)), 63, 0, 0, budget};
     uint32_t *name_keys = NULL;
-    if (!starts || !counts.keys || !counts.open || !names.keys || !names.open) {
+    if (!starts || !names.keys || !names.open) {
         if (starts)
             PyErr_NoMemory();
         goto done;
     }
-    Py_ssize_t tags = 0, start_tags = 0;
-    int64_t total = 0, bound = 0;
+    Py_ssize_t tags = 0;
     const uint8_t *p = raw, *end = raw + size;
     while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         Py_ssize_t at = p - raw;
@@ -1345,7 +1340,9 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
         uint8_t first;
         uint32_t key = name_key(raw, size, at + 1 + closing, &first);
         p++;
-        if (!closing && key_in(key, swallow, n_swallow)) {
+        if (closing)
+            continue;
+        if (key_in(key, swallow, n_swallow)) {
             PyObject *pos = PyLong_FromSsize_t(at);
             if (!pos || PyList_Append(starts, pos) < 0) {
                 Py_XDECREF(pos);
@@ -1353,26 +1350,8 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
             }
             Py_DECREF(pos);
         }
-        if (first < 'a' || first > 'z')
-            continue;
-        if (!closing && !open_count(&names, key))
+        if (first >= 'a' && first <= 'z' && !open_count(&names, key))
             goto failed;
-        if (key_in(key, flat, n_flat))
-            continue;
-        int64_t *open = open_count(&counts, key);
-        if (!open)
-            goto failed;
-        if (closing) {
-            if (*open > 0) {
-                (*open)--;
-                total--;
-            }
-        } else {
-            start_tags++;
-            (*open)++;
-            if (++total > bound)
-                bound = total;
-        }
     }
     name_keys = PyMem_RawMalloc(names.n * sizeof(uint32_t) + 1);
     if (!name_keys) {
@@ -1383,23 +1362,19 @@ static PyObject *tag_scan(PyObject *self, PyObject *args) {
     for (size_t i = 0; i <= names.mask; i++)
         if (names.keys[i])
             name_keys[n_names++] = names.keys[i];
-    result = Py_BuildValue("(nnLOy#)", tags, start_tags, (long long)bound, starts, (const char *)name_keys,
-                           n_names * (Py_ssize_t)sizeof(uint32_t));
+    result = Py_BuildValue("(nOy#)", tags, starts, (const char *)name_keys, n_names * (Py_ssize_t)sizeof(uint32_t));
     goto done;
 failed: /* no memory, or names crafted to share slots: None, and the caller scans in numpy */
-    if (counts.probes > counts.budget || names.probes > names.budget)
+    if (names.probes > names.budget)
         result = Py_NewRef(Py_None);
     else
         PyErr_NoMemory();
 done:
     Py_XDECREF(starts);
-    PyMem_RawFree(counts.keys);
-    PyMem_RawFree(counts.open);
     PyMem_RawFree(names.keys);
     PyMem_RawFree(names.open);
     PyMem_RawFree(name_keys);
     PyBuffer_Release(&buf);
-    PyBuffer_Release(&flat_buf);
     PyBuffer_Release(&swallow_buf);
     return result;
 }
@@ -2107,7 +2082,7 @@ static PyMethodDef methods[] = {
     {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags): the element names text._StackModel knows, and its flags of each."},
     {"tag_depth", tag_depth, METH_VARARGS, "tag_depth(raw, most) -> int: text._tag_depth's figure."},
     {"tag_costs", tag_costs, METH_O, "tag_costs(raw) -> int: the tree builder's quadratic work on raw's markup (text._tag_costs_python)."},
-    {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, flat_keys, swallower_keys) -> (tags, start_tags, bound, starts, names)."},
+    {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
     {"lexbor_bind", lexbor_bind, METH_VARARGS, "lexbor_bind(first_child, next, parent, tag_id, type, text_content, destroy_text, has_attribute, text_tag, a_tag): the addresses of lexbor's functions, and its tag ids of text and <a>."},
@@ -2146,7 +2121,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 8) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 9) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -488,8 +488,6 @@ _LT, _SLASH = ord("<"), ord("/")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr "
                   "basefont bgsound frame keygen".split())
-# Closed by the next start tag of their own name (a list item, a paragraph, a table cell).
-_SELF_CLOSING_RUN = frozenset("li p dt dd option tr td th".split())
 _NAME_BYTES = 4  # of a tag name, enough to tell void elements (frameset counts as frame)
 _RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
 # Elements that hold the rest of the page when written self-closed, as XHTML allows: HTML does
@@ -555,22 +553,18 @@ if _speedups is not None:
 def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, frozenset[int]]:
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
-    ``html`` holds lone surrogates, which it drops), whether it nests elements deeper than
-    ``MAX_DEPTH`` (then parsing it is quadratic), and the name keys of its start tags. One scan
-    of the tags (``_tag_scan``) serves all three: a self-closed element is looked for only at
-    tags of such a name, so a page without one costs nothing more.
-
-    The depth: first a bound from the scan: at any point the depth is at most the number of
-    elements opened and not yet closed by an end tag of their name (void elements, and those
-    that cannot hold themselves -- ``<li>``, ``<p>``, ``<td>``... -- left out; a stray end tag
-    closes nothing). Only a page where that bound passes ``MAX_DEPTH`` is scanned tag by tag,
-    the scan stopping once it is that deep.
+    ``html`` holds lone surrogates, which it drops), whether the tree builder would read it in
+    quadratic time (nested deeper than ``MAX_DEPTH``, ``_tag_depth``, or past ``COST_BUDGET``,
+    ``_tag_costs``: then it is not parsed), and the name keys of its start tags. One scan of the
+    tags (``_tag_scan``) counts them and finds the names: a self-closed element is looked for
+    only at tags of such a name, so a page without one costs nothing more; a page of at most
+    ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly.
     """
     try:
         raw = utf8 = html.encode("utf-8")
     except UnicodeEncodeError:
         raw, utf8 = html.encode("utf-8", "replace"), None
-    tags, start_tags, bound, starts, names = _tag_scan(raw)
+    tags, starts, names = _tag_scan(raw)
     # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
     if len(raw) > 4096 and _tag_costs(raw) > COST_BUDGET + COST_PER_BYTE * len(raw):
         return html, utf8, True, names
@@ -585,64 +579,36 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
     return html, utf8, _tag_depth(raw) > MAX_DEPTH, names
 
 
-def _tag_scan(raw: bytes) -> tuple[int, int, int, list[int], frozenset[int]]:
-    """The tags of ``raw`` (UTF-8 HTML): how many ``<`` it holds; how many start tags of
-    elements (a name starting with a letter, neither void nor of ``_SELF_CLOSING_RUN``); the most
-    such elements open at once by ``_open_elements_bound``; where the start tags of
+def _tag_scan(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
+    """The tags of ``raw`` (UTF-8 HTML): how many ``<`` it holds; where the start tags of
     ``_SWALLOWERS`` are; and the names of all its start tags. Names are told apart by their first
     ``_NAME_BYTES`` bytes (``_name_keys``). In C when built (``contentseen/_speedups.c``), else in
     numpy (``_tag_scan_numpy``): the same figures."""
-    scanned = None if _speedups is None else _speedups.tag_scan(raw, _FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES)
+    scanned = None if _speedups is None else _speedups.tag_scan(raw, _SWALLOWER_KEY_BYTES)
     if scanned is None:  # not built, or names crafted to collide in its tables
         return _tag_scan_numpy(raw)
-    tags, start_tags, bound, starts, names = scanned
-    return tags, start_tags, bound, starts, frozenset(np.frombuffer(names, dtype=np.uint32).tolist())
+    tags, starts, names = scanned
+    return tags, starts, frozenset(np.frombuffer(names, dtype=np.uint32).tolist())
 
 
-def _tag_scan_numpy(raw: bytes) -> tuple[int, int, int, list[int], frozenset[int]]:
+def _tag_scan_numpy(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
     """``_tag_scan`` in numpy."""
     data = np.frombuffer(raw + b"\0" * _NAME_BYTES, dtype=np.uint8)
     lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
     if not len(lt):
-        return 0, 0, 0, [], frozenset()
+        return 0, [], frozenset()
     end = data[lt + 1] == _SLASH
     name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
     keys = _name_keys(name)
     starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
     letter = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z"))
-    tag = letter & ~_is_flat(keys)
-    start_tags = int(np.count_nonzero(tag & ~end))
-    bound = _open_elements_bound(keys[tag], np.where(end[tag], -1, 1)) if start_tags else 0
-    return len(lt), start_tags, bound, starts, frozenset(keys[letter & ~end].tolist())
+    return len(lt), starts, frozenset(keys[letter & ~end].tolist())
 
 
 def _named(names: tuple[str, ...], keys: frozenset[int]) -> str:
     """A selector list of those of ``names`` whose key (``_NAME_KEY``) is among ``keys``: the
     elements of those names a page can hold (a parser makes none of these without a start tag)."""
     return ", ".join(n for n in names if _NAME_KEY[n] in keys)
-
-
-def _open_elements_bound(keys: np.ndarray, steps: np.ndarray) -> int:
-    """The most elements open at once, counting per tag name (``keys``) the start (+1) and end
-    (-1) tags in document order, a name's count never below zero."""
-    order = np.argsort(keys, kind="stable")  # by name, then position
-    k, st = keys[order], steps[order].astype(np.int64)
-    first = np.ones(len(k), dtype=bool)
-    first[1:] = k[1:] != k[:-1]
-    group = np.cumsum(first) - 1
-    total = np.cumsum(st)
-    count = total - (total - st)[first][group]  # running count within each name
-    # Running minimum within each name: each name's values shifted below all before it.
-    shift = group * (2 * len(k) + 2)
-    low = np.minimum(np.minimum.accumulate(count - shift) + shift, 0)
-    open_ = count - low
-    change = np.empty_like(open_)
-    change[0] = open_[0]
-    change[1:] = open_[1:] - open_[:-1]
-    change[first] = open_[first]
-    in_order = np.empty_like(change)
-    in_order[order] = change
-    return int(np.cumsum(in_order).max())
 
 
 _ALNUM_BYTE = np.zeros(256, dtype=bool)
@@ -661,22 +627,15 @@ def _name_keys(name: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(name).view("<u4").ravel() & _KEY_MASKS[length]
 
 
-def _is_flat(keys: np.ndarray) -> np.ndarray:
-    """Whether each name key is one of ``_FLAT_KEYS`` (sorted)."""
-    at = np.minimum(np.searchsorted(_FLAT_KEYS, keys), len(_FLAT_KEYS) - 1)
-    return _FLAT_KEYS[at] == keys
-
-
 def _keys_of(names) -> np.ndarray:
     """The sorted name keys of tag ``names``."""
     return np.unique(_name_keys(np.array(
         [list(n.encode()[:_NAME_BYTES].ljust(_NAME_BYTES, b"\0")) for n in names], dtype=np.uint8)))
 
 
-_FLAT_KEYS = _keys_of(_VOID | _SELF_CLOSING_RUN)
 _SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
 _NAME_KEY = {n: int(_keys_of([n])[0]) for n in _INVISIBLE_NAMES + _MARKED_NAMES}
-_FLAT_KEY_BYTES, _SWALLOWER_KEY_BYTES = _FLAT_KEYS.astype(np.uint32).tobytes(), _SWALLOWER_KEYS.astype(np.uint32).tobytes()
+_SWALLOWER_KEY_BYTES = _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 
 _COSTLY = 16  # attributes of a tag, or elements of a select, that cost nothing worth counting

@@ -1,6 +1,7 @@
 """The optional C scans (contentseen/_speedups.c) give exactly what their Python versions give:
-the token scan (tokens.hashed_tokens against token_counts and word_sequence), the tag scan
-(text._tag_scan against _tag_scan_numpy), the narrowing's weights (weights.TreeWeights against
+the token scan (tokens.hashed_tokens against token_counts and word_sequence), the tag scans
+(text._tag_scan against _tag_scan_numpy, tag_costs and tag_depth against text's reckoning of the
+tree builder's quadratic work and depth), the narrowing's weights (weights.TreeWeights against
 CopyWeights), and so the same texts and fingerprints either way; and they are built wherever a C
 compiler and the Python headers are at hand (as on CI)."""
 
