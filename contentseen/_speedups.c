@@ -791,14 +791,16 @@ static inline int name_eq(const uint8_t *name, size_t len, const char *lower) {
 /* One tag read as the tokenizer reads it, from the byte after "<" or "</": its name, attributes
    and whether it ends "/>"; returns where it ends. As text._TOKENIZED_TAG. */
 static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
-                               int64_t *attributes, int *self_closed, int *font_breaks) {
+                               int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding) {
     *name = q;
     q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
     *name_len = (size_t)(q - *name);
     *attributes = 0;
     *self_closed = 0;
     *font_breaks = 0;
-    int font = name_eq(*name, *name_len, "font");
+    *html_encoding = 0;
+    int font = name_eq(*name, *name_len, "font"), annotation = name_eq(*name, *name_len, "annotation-xml");
+    int encoding_seen = 0;
     for (;;) {
         const uint8_t *run = q;
         q = tag_skip(q, end, TAG_BLANK | TAG_SLASH);
@@ -815,16 +817,26 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
         if (font && (name_eq(attribute, (size_t)(q - attribute), "color") || name_eq(attribute, (size_t)(q - attribute), "face") ||
                      name_eq(attribute, (size_t)(q - attribute), "size")))
             *font_breaks = 1;
+        int encoding = annotation && !encoding_seen && name_eq(attribute, (size_t)(q - attribute), "encoding");
+        encoding_seen |= encoding;
+        const uint8_t *value = q, *value_end = q; /* none: empty */
         const uint8_t *r = tag_skip(q, end, TAG_BLANK);
         if (r < end && *r == '=') {
             q = tag_skip(r + 1, end, TAG_BLANK);
             if (q < end && (*q == '"' || *q == '\'')) {
                 const uint8_t *close = memchr(q + 1, *q, (size_t)(end - q - 1));
+                value = q + 1;
+                value_end = close ? close : end;
                 q = close ? close + 1 : end;
             } else {
+                value = q;
                 q = tag_run(q, end, TAG_BLANK | TAG_GT);
+                value_end = q;
             }
         }
+        if (encoding)
+            *html_encoding = name_eq(value, (size_t)(value_end - value), "text/html") ||
+                             name_eq(value, (size_t)(value_end - value), "application/xhtml+xml");
     }
 }
 
@@ -846,8 +858,8 @@ static PyObject *tag_costs(PyObject *self, PyObject *arg) {
         const uint8_t *name;
         size_t name_len;
         int64_t attributes;
-        int self_closed, breaks;
-        p = read_tag(q, end, &name, &name_len, &attributes, &self_closed, &breaks);
+        int self_closed, breaks, html_encoding;
+        p = read_tag(q, end, &name, &name_len, &attributes, &self_closed, &breaks, &html_encoding);
         if (name_eq(name, name_len, "select")) {
             if (in_select)
                 cost += costly(select_tags);
@@ -880,7 +892,8 @@ enum {
     M_CLOSES_P = 4096, M_FORMATTING = 8192, M_CELL = 16384
 };
 #define MODEL_NAMES 256
-static char model_names[MODEL_NAMES][16];
+#define MODEL_NAME_BYTES 24 /* "math:annotation-xml" and a zero */
+static char model_names[MODEL_NAMES][MODEL_NAME_BYTES];
 static uint32_t model_flags[MODEL_NAMES];
 static Py_ssize_t n_model_names = 0;
 
@@ -895,37 +908,41 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "tag_names: too many names, or not one flag a name");
         return NULL;
     }
-    char sorted[MODEL_NAMES][16 + 4];
+    char sorted[MODEL_NAMES][MODEL_NAME_BYTES + 4];
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t len;
         const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
         unsigned long f = PyLong_AsUnsignedLong(PyList_GET_ITEM(flags, i));
         if (!name || PyErr_Occurred())
             return NULL;
-        if (len < 1 || len > 15) {
-            PyErr_SetString(PyExc_ValueError, "tag_names: a name of 1 to 15 bytes");
+        if (len < 1 || len >= MODEL_NAME_BYTES) {
+            PyErr_SetString(PyExc_ValueError, "tag_names: a name of 1 to 23 bytes");
             return NULL;
         }
         memset(sorted[i], 0, sizeof(sorted[i]));
         memcpy(sorted[i], name, (size_t)len);
-        memcpy(sorted[i] + 16, &f, 4);
+        memcpy(sorted[i] + MODEL_NAME_BYTES, &f, 4);
     }
     qsort(sorted, (size_t)n, sizeof(sorted[0]), model_name_cmp);
     for (Py_ssize_t i = 0; i < n; i++) {
-        memcpy(model_names[i], sorted[i], 16);
-        memcpy(&model_flags[i], sorted[i] + 16, 4);
+        memcpy(model_names[i], sorted[i], MODEL_NAME_BYTES);
+        memcpy(&model_flags[i], sorted[i] + MODEL_NAME_BYTES, 4);
     }
     n_model_names = n;
     Py_RETURN_NONE;
 }
 
-/* A name's flags (0: a name the model does not know). */
-static uint32_t model_flags_of(const uint8_t *name, size_t len) {
-    if (len > 15)
+/* The flags of a name of ``space`` (0: HTML, else "svg" or "math", named "svg:..." and
+   "math:..." in the table); 0 for a name the model does not know. */
+static const char *const model_spaces[] = {"", "svg:", "math:"};
+static uint32_t model_flags_of(const uint8_t *name, size_t len, int space) {
+    size_t prefix = strlen(model_spaces[space]);
+    if (prefix + len >= MODEL_NAME_BYTES)
         return 0;
-    char lower[16] = {0};
+    char lower[MODEL_NAME_BYTES] = {0};
+    memcpy(lower, model_spaces[space], prefix);
     for (size_t j = 0; j < len; j++)
-        lower[j] = (char)(name[j] >= 'A' && name[j] <= 'Z' ? name[j] | 0x20 : name[j]);
+        lower[prefix + j] = (char)(name[j] >= 'A' && name[j] <= 'Z' ? name[j] | 0x20 : name[j]);
     Py_ssize_t lo = 0, hi = n_model_names;
     while (lo < hi) {
         Py_ssize_t mid = (lo + hi) / 2;
@@ -944,8 +961,9 @@ static uint32_t model_flags_of(const uint8_t *name, size_t len) {
 typedef struct {
     const uint8_t *name;
     size_t len;
-    uint32_t flags;
-    int foreign;
+    uint32_t flags; /* of its name in its space */
+    int space;      /* 0: HTML, 1: SVG, 2: MathML */
+    int point;      /* an integration point */
 } Open;
 typedef struct {
     Open *open;
@@ -954,32 +972,37 @@ typedef struct {
 } Model;
 
 static inline int64_t model_depth(const Model *m) { return m->n > m->unclosed ? m->n : m->unclosed; }
+static inline const Open *model_top(const Model *m) { return m->n > 0 && m->n <= m->cap ? &m->open[m->n - 1] : NULL; }
+/* An HTML element of the name ``lower``. */
+static inline int html_is(const Open *o, const char *lower) { return !o->space && name_eq(o->name, o->len, lower); }
 
-static void model_push(Model *m, const uint8_t *name, size_t len, uint32_t flags, int foreign) {
+static void model_push(Model *m, const uint8_t *name, size_t len, int space, int html_encoding) {
+    uint32_t flags = model_flags_of(name, len, space);
+    int point = (flags & M_INTEGRATION) || (space == 2 && html_encoding && name_eq(name, len, "annotation-xml"));
     if (m->n < m->cap)
-        m->open[m->n] = (Open){name, len, flags, foreign};
+        m->open[m->n] = (Open){name, len, flags, space, point};
     m->n++; /* past cap only as the walk stops: the depth is what counts */
 }
 
-/* What a search matches or stops at: a name, flags, or an element of another name than ``name``. */
-typedef enum { BY_NAME, BY_FLAGS, NOT_IN, NOTHING, NOT_NAME_BUT } Test;
+/* What a search matches or stops at (text._StackModel._find's predicates). */
+typedef enum { BY_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT } Test;
 typedef struct {
     Test test;
-    const char *name; /* BY_NAME, NOT_NAME_BUT: a literal, or NULL for the tag's own name */
-    uint32_t flags;   /* BY_FLAGS; NOT_NAME_BUT: and not of these flags */
+    const char *name; /* BY_NAME: an HTML element of this name, or NULL for the tag's own */
+    uint32_t flags;   /* BY_FLAGS: of these; SPECIAL_NOT: special and of none of these */
 } Rule;
 
 static int rule_holds(const Rule *r, const Open *o, const uint8_t *tag, size_t tag_len) {
     switch (r->test) {
     case BY_NAME:
-        return r->name ? name_eq(o->name, o->len, r->name) : same_name(o->name, o->len, tag, tag_len);
+        return !o->space && (r->name ? name_eq(o->name, o->len, r->name) : same_name(o->name, o->len, tag, tag_len));
     case BY_FLAGS:
         return (o->flags & r->flags) != 0;
-    case NOT_IN: /* of none of the names given as flags of M_ bits: used for select's scope */
-        return !(name_eq(o->name, o->len, "option") || name_eq(o->name, o->len, "optgroup"));
+    case NOT_OPTION: /* select's scope: all but option and optgroup */
+        return !(html_is(o, "option") || html_is(o, "optgroup"));
     case NOTHING:
         return 0;
-    case NOT_NAME_BUT: /* special and not passed (flags) */
+    case SPECIAL_NOT:
         return (o->flags & M_SPECIAL) && !(o->flags & r->flags);
     }
     return 0;
@@ -1004,42 +1027,48 @@ static void model_close(Model *m, Rule match, Rule stop, const uint8_t *tag, siz
         m->n = i;
 }
 
-static inline const Open *model_top(const Model *m) { return m->n > 0 && m->n <= m->cap ? &m->open[m->n - 1] : NULL; }
-
-/* text._StackModel.start; 1 for a raw-text element. */
 static inline int model_in_foreign(const Model *m) {
     const Open *top = model_top(m);
-    return top && top->foreign && !(top->flags & M_INTEGRATION);
+    return top && top->space && !top->point;
 }
 
-static int model_start(Model *m, const uint8_t *name, size_t len, int self_closed, int breaks) {
-    uint32_t f = model_flags_of(name, len);
-    const Open *top;
+static void model_leave_foreign(Model *m) {
+    while (model_in_foreign(m)) /* the tree builder closes the foreign elements it leaves */
+        m->n--;
+}
+
+/* text._StackModel.start; 1 for a raw-text element. */
+static int model_start(Model *m, const uint8_t *name, size_t len, int self_closed, int breaks, int html_encoding) {
+    uint32_t f = model_flags_of(name, len, 0);
+    const Open *top = model_top(m);
     if (f & M_FORMATTING)
         m->unclosed++;
     if (model_in_foreign(m)) {
         if (!(f & M_BREAKOUT) && !breaks) {
-            if (!self_closed)
-                model_push(m, name, len, f, 1);
+            if (!self_closed) /* SVG in MathML's annotation-xml is SVG */
+                model_push(m, name, len,
+                           top->space == 2 && name_eq(top->name, top->len, "annotation-xml") && name_eq(name, len, "svg")
+                               ? 1 : top->space,
+                           html_encoding);
             return 0;
         }
-        while (model_in_foreign(m)) /* the tree builder closes the foreign elements it leaves */
-            m->n--;
+        model_leave_foreign(m);
     }
     if (f & M_VOID)
         return 0;
     if (f & M_FOREIGN) {
         if (!self_closed)
-            model_push(m, name, len, f, 1);
+            model_push(m, name, len, name_eq(name, len, "svg") ? 1 : 2, html_encoding);
         return 0;
     }
     if (f & M_RAW)
         return 1;
     if (name_eq(name, len, "li"))
-        model_close(m, (Rule){BY_NAME, "li", 0}, (Rule){NOT_NAME_BUT, NULL, M_ITEM_PASSES}, name, len);
+        model_close(m, (Rule){BY_NAME, "li", 0}, (Rule){SPECIAL_NOT, NULL, M_ITEM_PASSES}, name, len);
     else if (name_eq(name, len, "dd") || name_eq(name, len, "dt")) {
-        Py_ssize_t a = model_find(m, &(Rule){BY_NAME, "dd", 0}, &(Rule){NOT_NAME_BUT, NULL, M_ITEM_PASSES}, name, len);
-        Py_ssize_t b = model_find(m, &(Rule){BY_NAME, "dt", 0}, &(Rule){NOT_NAME_BUT, NULL, M_ITEM_PASSES}, name, len);
+        Rule stop = {SPECIAL_NOT, NULL, M_ITEM_PASSES};
+        Py_ssize_t a = model_find(m, &(Rule){BY_NAME, "dd", 0}, &stop, name, len);
+        Py_ssize_t b = model_find(m, &(Rule){BY_NAME, "dt", 0}, &stop, name, len);
         Py_ssize_t i = a > b ? a : b;
         if (i >= 0)
             m->n = i;
@@ -1049,8 +1078,7 @@ static int model_start(Model *m, const uint8_t *name, size_t len, int self_close
     top = model_top(m);
     if ((f & M_HEADING) && top && (top->flags & M_HEADING)) {
         m->n--;
-    } else if ((name_eq(name, len, "option") || name_eq(name, len, "optgroup")) && top &&
-               name_eq(top->name, top->len, "option")) {
+    } else if ((name_eq(name, len, "option") || name_eq(name, len, "optgroup")) && top && html_is(top, "option")) {
         m->n--;
     } else if ((f & M_RUBY_PART) &&
                model_find(m, &(Rule){BY_NAME, "ruby", 0}, &(Rule){BY_FLAGS, NULL, M_SCOPE}, name, len) >= 0) {
@@ -1059,22 +1087,20 @@ static int model_start(Model *m, const uint8_t *name, size_t len, int self_close
     } else if (f & M_CELL) {
         Py_ssize_t table = -1, top_i = m->n < m->cap ? m->n : m->cap;
         for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--)
-            if (name_eq(m->open[i].name, m->open[i].len, "table") || name_eq(m->open[i].name, m->open[i].len, "template")) {
+            if (html_is(&m->open[i], "table") || html_is(&m->open[i], "template")) {
                 table = i;
                 break;
             }
         if (table < 0)
             return 0; /* outside a table: ignored */
-        if (name_eq(m->open[table].name, m->open[table].len, "table")) {
+        if (html_is(&m->open[table], "table")) {
             /* text._StackModel._close_part */
             int cell = name_eq(name, len, "td") || name_eq(name, len, "th"), row = name_eq(name, len, "tr");
             Py_ssize_t found = -1;
             for (Py_ssize_t i = top_i - 1; i > table; i--) {
                 const Open *o = &m->open[i];
-                int ends = name_eq(o->name, o->len, "td") || name_eq(o->name, o->len, "th") ||
-                           (!cell && name_eq(o->name, o->len, "tr")) ||
-                           (!cell && !row && (name_eq(o->name, o->len, "tbody") || name_eq(o->name, o->len, "thead") ||
-                                              name_eq(o->name, o->len, "tfoot")));
+                int ends = html_is(o, "td") || html_is(o, "th") || (!cell && html_is(o, "tr")) ||
+                           (!cell && !row && (html_is(o, "tbody") || html_is(o, "thead") || html_is(o, "tfoot")));
                 if (ends) {
                     found = i;
                     break;
@@ -1083,34 +1109,38 @@ static int model_start(Model *m, const uint8_t *name, size_t len, int self_close
             if (found >= 0) {
                 m->n = found;
             } else if (cell || row) {
-                model_push(m, (const uint8_t *)"tbody", 5, model_flags_of((const uint8_t *)"tbody", 5), 0);
+                model_push(m, (const uint8_t *)"tbody", 5, 0, 0);
                 if (cell)
-                    model_push(m, (const uint8_t *)"tr", 2, model_flags_of((const uint8_t *)"tr", 2), 0);
+                    model_push(m, (const uint8_t *)"tr", 2, 0, 0);
             }
         }
     }
-    model_push(m, name, len, f, 0);
+    model_push(m, name, len, 0, html_encoding);
     return 0;
 }
 
 /* text._StackModel.end */
 static void model_end(Model *m, const uint8_t *name, size_t len) {
-    uint32_t f = model_flags_of(name, len);
+    uint32_t f = model_flags_of(name, len, 0);
     if ((f & M_FORMATTING) && m->unclosed > 0)
         m->unclosed--;
     const Open *top = model_top(m);
-    if (top && top->foreign) {
-        Py_ssize_t top_i = m->n, i;
-        for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
-            if (same_name(m->open[i].name, m->open[i].len, name, len)) {
-                m->n = i;
-                return;
+    if (top && top->space) {
+        if (name_eq(name, len, "br") || name_eq(name, len, "p")) { /* they leave SVG and MathML too */
+            model_leave_foreign(m);
+        } else {
+            Py_ssize_t top_i = m->n, i;
+            for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
+                if (same_name(m->open[i].name, m->open[i].len, name, len)) {
+                    m->n = i;
+                    return;
+                }
+                if (i == 0 || !m->open[i - 1].space)
+                    break;
             }
-            if (i == 0 || !m->open[i - 1].foreign)
-                break;
+            if (i >= 0 && i <= top_i - 1 - MODEL_SCAN)
+                return; /* past the scan: nothing closes */
         }
-        if (i >= 0 && i <= top_i - 1 - MODEL_SCAN)
-            return; /* past the scan: nothing closes */
     }
     if (name_eq(name, len, "body") || name_eq(name, len, "html") || name_eq(name, len, "br") || name_eq(name, len, "form"))
         return;
@@ -1124,17 +1154,17 @@ static void model_end(Model *m, const uint8_t *name, size_t len) {
     else if (f & M_FORMATTING)
         model_close(m, own, (Rule){BY_FLAGS, NULL, M_SPECIAL | M_SCOPE}, name, len);
     else if (name_eq(name, len, "select"))
-        model_close(m, own, (Rule){NOT_IN, NULL, 0}, name, len);
+        model_close(m, own, (Rule){NOT_OPTION, NULL, 0}, name, len);
     else if ((f & M_CELL) || name_eq(name, len, "table") || name_eq(name, len, "caption") || name_eq(name, len, "colgroup")) {
         /* table scope: stops at html, table and template, unless of this name */
         Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
         for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
             const Open *o = &m->open[i];
-            if (same_name(o->name, o->len, name, len)) {
+            if (!o->space && same_name(o->name, o->len, name, len)) {
                 m->n = i;
                 return;
             }
-            if (name_eq(o->name, o->len, "html") || name_eq(o->name, o->len, "table") || name_eq(o->name, o->len, "template"))
+            if (html_is(o, "html") || html_is(o, "table") || html_is(o, "template"))
                 return;
         }
     } else if (name_eq(name, len, "template"))
@@ -1205,11 +1235,11 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
         const uint8_t *name;
         size_t len;
         int64_t attributes;
-        int self_closed, breaks;
-        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks);
+        int self_closed, breaks, html_encoding;
+        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding);
         if (closing) {
             model_end(&m, name, len);
-        } else if (model_start(&m, name, len, self_closed, breaks)) {
+        } else if (model_start(&m, name, len, self_closed, breaks, html_encoding)) {
             /* raw text: up to "</name" and a blank, "/" or ">" */
             const uint8_t *r = p, *stop = end;
             while ((r = memchr(r, '<', (size_t)(end - r))) != NULL) {
@@ -2121,7 +2151,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 9) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 10) < 0) {
         Py_DECREF(m);
         return NULL;
     }

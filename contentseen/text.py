@@ -505,20 +505,24 @@ _CLOSES_P = frozenset("address article aside blockquote center details dialog di
 # Reopened by the tree builder at every block that follows them while they are open: thousands
 # left open ('<p><b>x' x 60,000) cost lexbor as much as deep nesting does.
 _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
-# The tree builder's special elements (HTML's, and SVG's and MathML's integration points): an
-# end tag of another name does not look past them for its element, nor a list item or term for
-# the one before it (but past address, div and p, ``_ITEM_PASSES``).
+# SVG's and MathML's elements are named "svg:g", "math:mi" on the model's stack (an HTML element
+# of such a name is none of them). Their integration points, where HTML is read again: MathML's
+# text ones and SVG's (and MathML's annotation-xml of an HTML encoding, _HTML_ENCODINGS).
+_INTEGRATION = frozenset("math:mi math:mo math:mn math:ms math:mtext svg:foreignobject svg:desc svg:title".split())
+_HTML_ENCODINGS = frozenset((b"text/html", b"application/xhtml+xml"))
+# The tree builder's special elements: an end tag of another name does not look past them for
+# its element, nor a list item or term for the one before it (but past address, div and p,
+# ``_ITEM_PASSES``).
 _SPECIAL = frozenset("""address applet area article aside base basefont bgsound blockquote body br button caption
 center col colgroup dd details dialog dir div dl dt embed fieldset figcaption figure footer form frame frameset h1 h2 h3
 h4 h5 h6 head header hgroup hr html iframe img input keygen li link listing main marquee menu meta nav noembed
 noframes noscript object ol p param plaintext pre script search section select source style summary table tbody
-td template textarea tfoot th thead title tr track ul wbr xmp mi mo mn ms mtext annotation-xml foreignobject
-desc""".split())
+td template textarea tfoot th thead title tr track ul wbr xmp""".split()) | _INTEGRATION | {"math:annotation-xml"}
 _ITEM_PASSES = frozenset(("address", "div", "p"))
 # Where an element's scope ends (the default scope; a paragraph's also at a button; a list
 # item's at a list; a table part's at its table).
-_SCOPE_BOUNDARY = frozenset("""applet caption html table td th marquee object template mi mo mn ms mtext
-annotation-xml foreignobject desc title""".split())
+_SCOPE_BOUNDARY = frozenset("applet caption html table td th marquee object template".split()) | _INTEGRATION | {
+    "math:annotation-xml"}
 _BUTTON_SCOPE = _SCOPE_BOUNDARY | {"button"}
 _LIST_SCOPE = _SCOPE_BOUNDARY | {"ol", "ul"}
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
@@ -529,11 +533,9 @@ _CELL_ENDS = {"td": frozenset(("td", "th")), "th": frozenset(("td", "th")), "tr"
               "thead": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th")),
               "tfoot": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th"))}
 _SCAN = 64  # elements a close looks through; past them it closes nothing
-# Foreign content, where "/>" does close an element; in it, the elements whose children are
-# HTML again (its integration points: MathML's text ones too, and every annotation-xml) and the
-# start tags that leave it (the tree builder then closes the foreign elements).
+# Foreign content, where "/>" does close an element; in it, the start tags that leave it (the
+# tree builder then closes the foreign elements).
 _FOREIGN = frozenset(("svg", "math"))
-_INTEGRATION = frozenset("annotation-xml foreignobject desc title mi mo mn ms mtext".split())
 _BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
                       "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var"
                       .split())  # and <font> of a color, face or size attribute (_FONT_BREAKS)
@@ -649,6 +651,8 @@ _ATTRIBUTE_VALUE = (rb"(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
 _TOKENIZED_TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME
                             + _ATTRIBUTE_VALUE + rb")*+)([\t\n\f\r /]*+>?)")
 _ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIBUTE_VALUE)  # names, in a tag
+_ATTRIBUTE_PAIRS = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
+                              + rb"""*+(?:"([^"]*+)"?|'([^']*+)'?|([^\t\n\f\r >]*+)))?""")  # and values
 _COST_CAP = (2**63 - 1) // 4  # as the C function caps its sums
 
 
@@ -708,12 +712,22 @@ def _tag_depth(raw: bytes) -> int:
         pos = m.end()
         closing, name, self_closed = m.group(1), m.group(2).lower().decode("latin-1"), m.group(4).endswith(b"/>")
         breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(m.group(3)))
+        html = name == "annotation-xml" and _html_encoding(m.group(3))
         if closing:
             model.end(name)
-        elif model.start(name, self_closed, breaks):  # raw text: up to its end tag
+        elif model.start(name, self_closed, breaks, html):  # raw text: up to its end tag
             end = re.compile(rb"</" + re.escape(m.group(2)) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
             pos = end.start() if end is not None else size
     return model.depth()
+
+
+def _html_encoding(area: bytes) -> bool:
+    """Whether a tag's attributes (``area``) name an HTML encoding: the first ``encoding``
+    attribute's value is one of ``_HTML_ENCODINGS``, ASCII case folded."""
+    for name, *values in _ATTRIBUTE_PAIRS.findall(area):
+        if name.lower() == b"encoding":
+            return b"".join(values).lower() in _HTML_ENCODINGS
+    return False
 
 
 def _markup_end(raw: bytes, pos: int) -> int:
@@ -737,23 +751,26 @@ class _StackModel:
     where the tree builder closes them whatever else holds (an end tag of an element in its
     scope; a list item, term or cell closing the one before it; a block closing a paragraph in
     button scope), each search looking through at most ``_SCAN`` elements; SVG and MathML
-    elements close at ``/>``, except in their integration points, and the tags that leave them
-    close them, as the tree builder does."""
+    elements (named "svg:..." and "math:...") close at ``/>``, except in their integration
+    points, and the tags that leave them close them, as the tree builder does."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
-        self.foreign: list[bool] = []  # per open element: whether it is an SVG or MathML one
+        self.spaces: list[str] = []  # per open element: "svg", "math", or "" (HTML)
+        self.points: list[bool] = []  # per open element: whether it is an integration point
         self.unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
 
     def depth(self) -> int:
         return max(len(self.names), self.unclosed)
 
-    def _push(self, name: str, foreign: bool) -> None:
-        self.names.append(name)
-        self.foreign.append(foreign)
+    def _push(self, name: str, space: str = "", html: bool = False) -> None:
+        named = f"{space}:{name}" if space else name
+        self.names.append(named)
+        self.spaces.append(space)
+        self.points.append(named in _INTEGRATION or (named == "math:annotation-xml" and html))
 
     def _pop_to(self, i: int) -> None:
-        del self.names[i:], self.foreign[i:]
+        del self.names[i:], self.spaces[i:], self.points[i:]
 
     def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
         """The index of the topmost element ``match`` is true of, looking down from the top and
@@ -772,25 +789,29 @@ class _StackModel:
             self._pop_to(i)
 
     def _in_foreign(self) -> bool:
-        return bool(self.names) and self.foreign[-1] and self.names[-1] not in _INTEGRATION
+        return bool(self.names) and bool(self.spaces[-1]) and not self.points[-1]
 
-    def start(self, name: str, self_closed: bool, breaks: bool = False) -> bool:
-        """A start tag (``breaks``: one that leaves SVG and MathML whatever its name); whether it
-        is of a raw-text element (its text to be skipped)."""
+    def _leave_foreign(self) -> None:
+        while self._in_foreign():  # the tree builder closes the foreign elements it leaves
+            self._pop_to(len(self.names) - 1)
+
+    def start(self, name: str, self_closed: bool, breaks: bool = False, html: bool = False) -> bool:
+        """A start tag (``breaks``: one that leaves SVG and MathML whatever its name; ``html``: of
+        an HTML encoding); whether it is of a raw-text element (its text to be skipped)."""
         if name in _FORMATTING:
             self.unclosed += 1
         if self._in_foreign():
             if name not in _BREAKOUT and not breaks:
-                if not self_closed:
-                    self._push(name, True)
+                if not self_closed:  # SVG in MathML's annotation-xml is SVG
+                    self._push(name, "svg" if name == "svg" and self.names[-1] == "math:annotation-xml"
+                               else self.spaces[-1], html)
                 return False
-            while self._in_foreign():  # the tree builder closes the foreign elements it leaves
-                self._pop_to(len(self.names) - 1)
+            self._leave_foreign()
         if name in _VOID:
             return False
         if name in _FOREIGN:
             if not self_closed:
-                self._push(name, True)
+                self._push(name, name)
             return False
         if name in _RAW_TEXT:
             return True
@@ -814,7 +835,7 @@ class _StackModel:
                 return False  # outside a table: ignored
             if names[table] == "table":
                 self._close_part(name, table)
-        self._push(name, False)
+        self._push(name)
         return False
 
     def _close_part(self, name: str, table: int) -> None:
@@ -826,23 +847,26 @@ class _StackModel:
                 self._pop_to(i)
                 return
         for implied in {"td": ("tbody", "tr"), "th": ("tbody", "tr"), "tr": ("tbody",)}.get(name, ()):
-            self._push(implied, False)
+            self._push(implied)
 
     def end(self, name: str) -> None:
         """An end tag."""
         if name in _FORMATTING:
             self.unclosed = max(0, self.unclosed - 1)
-        names = self.names
-        if names and self.foreign[-1]:
-            # SVG or MathML: its topmost element of that name, through foreign elements only
-            for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
-                if names[i] == name:
-                    self._pop_to(i)
-                    return
-                if i == 0 or not self.foreign[i - 1]:
-                    break
+        names, spaces = self.names, self.spaces
+        if names and spaces[-1]:
+            if name in ("br", "p"):  # they leave SVG and MathML too
+                self._leave_foreign()
             else:
-                return  # past _SCAN: nothing closes
+                # SVG or MathML: its topmost element of that name, through foreign elements only
+                for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
+                    if names[i] == f"{spaces[i]}:{name}":
+                        self._pop_to(i)
+                        return
+                    if i == 0 or not spaces[i - 1]:
+                        break
+                else:
+                    return  # past _SCAN: nothing closes
         if name in ("body", "html", "br", "form"):
             return
         if name == "p":

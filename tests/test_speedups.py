@@ -184,7 +184,9 @@ _DEPTH_PIECES = [b"<", b"</", b">", b"/>", b"/", b'"', b" ", b"x", b"<!--", b"--
                  b"</object>", b"<template>", b"</template>", b"<form>", b"</form>", b"<plaintext>", b"<textarea>",
                  b"</textarea>", b"<br>", b"</br>", b"<body>", b"</body>", b"<DIV>", b"<Svg>", b"<custom-el>",
                  b"</custom-el>", b'<div title="<b">', b"<img/>", b"<span>", b"</span>", b"<pre>", b"<summary>",
-                 b"<summary/>", b"<font>", b"<font color=red>", b"<FONT SIZE=2>", b"<font x='size'>", b"<desc>"]
+                 b"<summary/>", b"<font>", b"<font color=red>", b"<FONT SIZE=2>", b"<font x='size'>", b"<desc>",
+                 b"<mtext>", b"<xmp>", b"</xmp>", b"<annotation-xml encoding='text/html'>", b'<annotation-xml ENCODING="x">',
+                 b"</annotation-xml>", b"</desc>", b"<nav/>", b"</nav>", b"</noscript>", b"</summary>", b"</mi>"]
 
 
 @needs_build
