@@ -883,9 +883,9 @@ static PyObject *tag_costs(PyObject *self, PyObject *arg) {
     return PyLong_FromLongLong(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4);
 }
 
-/* tag_names(names, flags): the tree builder's element names (lower case, at most 15 bytes) and
-   what text._StackModel makes of each (text._MODEL_FLAGS' bits), given once by text at import:
-   the sets live on the Python side only. */
+/* tag_names(names, flags): the tree builder's element names (lower case; SVG's and MathML's as
+   "svg:..." and "math:...") and what text._StackModel makes of each (text._MODEL_SETS' bits),
+   given once by text at import: the sets live on the Python side only. */
 enum {
     M_VOID = 1, M_RAW = 2, M_FOREIGN = 4, M_INTEGRATION = 8, M_BREAKOUT = 16, M_SPECIAL = 32, M_ITEM_PASSES = 64,
     M_SCOPE = 128, M_BUTTON_SCOPE = 256, M_LIST_SCOPE = 512, M_HEADING = 1024, M_RUBY_PART = 2048,
@@ -893,11 +893,49 @@ enum {
 };
 #define MODEL_NAMES 256
 #define MODEL_NAME_BYTES 24 /* "math:annotation-xml" and a zero */
+#define MODEL_SLOTS 1024    /* the names by a hash of their bytes: index + 1, 0 empty */
 static char model_names[MODEL_NAMES][MODEL_NAME_BYTES];
 static uint32_t model_flags[MODEL_NAMES];
+static int16_t model_slots[MODEL_SLOTS];
 static Py_ssize_t n_model_names = 0;
+static const char *const model_spaces[] = {"", "svg:", "math:"};
 
-static int model_name_cmp(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+static inline uint32_t model_hash(const char *name, size_t len) {
+    uint32_t h = 2166136261u;
+    for (size_t j = 0; j < len; j++)
+        h = (h ^ (uint8_t)name[j]) * 16777619u;
+    return h;
+}
+
+/* The index of a name of ``space`` (0: HTML, 1: SVG, 2: MathML), -1 for one the model does not
+   know. */
+static int model_id(const uint8_t *name, size_t len, int space) {
+    size_t prefix = strlen(model_spaces[space]);
+    if (prefix + len >= MODEL_NAME_BYTES)
+        return -1;
+    char lower[MODEL_NAME_BYTES] = {0};
+    memcpy(lower, model_spaces[space], prefix);
+    for (size_t j = 0; j < len; j++)
+        lower[prefix + j] = (char)(name[j] >= 'A' && name[j] <= 'Z' ? name[j] | 0x20 : name[j]);
+    size_t n = prefix + len;
+    for (uint32_t i = model_hash(lower, n) & (MODEL_SLOTS - 1);; i = (i + 1) & (MODEL_SLOTS - 1)) {
+        int16_t k = model_slots[i];
+        if (!k)
+            return -1;
+        if (!memcmp(model_names[k - 1], lower, n + 1))
+            return k - 1;
+    }
+}
+
+static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id] : 0; }
+
+/* The HTML names the model tests one by one, and their ids (text._MODEL_NAMES holds them all). */
+enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
+       N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_COUNT };
+static const char *const model_literals[N_COUNT] = {
+    "li", "dd", "dt", "p", "option", "optgroup", "ruby", "table", "template", "td", "th", "tr", "tbody", "thead",
+    "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg"};
+static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
     PyObject *names, *flags;
@@ -908,7 +946,8 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "tag_names: too many names, or not one flag a name");
         return NULL;
     }
-    char sorted[MODEL_NAMES][MODEL_NAME_BYTES + 4];
+    n_model_names = 0;
+    memset(model_slots, 0, sizeof(model_slots));
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t len;
         const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
@@ -919,87 +958,104 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "tag_names: a name of 1 to 23 bytes");
             return NULL;
         }
-        memset(sorted[i], 0, sizeof(sorted[i]));
-        memcpy(sorted[i], name, (size_t)len);
-        memcpy(sorted[i] + MODEL_NAME_BYTES, &f, 4);
+        memset(model_names[i], 0, MODEL_NAME_BYTES);
+        memcpy(model_names[i], name, (size_t)len);
+        model_flags[i] = (uint32_t)f;
+        uint32_t h = model_hash(model_names[i], (size_t)len) & (MODEL_SLOTS - 1);
+        while (model_slots[h])
+            h = (h + 1) & (MODEL_SLOTS - 1);
+        model_slots[h] = (int16_t)(i + 1);
     }
-    qsort(sorted, (size_t)n, sizeof(sorted[0]), model_name_cmp);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        memcpy(model_names[i], sorted[i], MODEL_NAME_BYTES);
-        memcpy(&model_flags[i], sorted[i] + MODEL_NAME_BYTES, 4);
+    for (int j = 0; j < N_COUNT; j++) {
+        ID[j] = model_id((const uint8_t *)model_literals[j], strlen(model_literals[j]), 0);
+        if (ID[j] < 0) {
+            memset(model_slots, 0, sizeof(model_slots));
+            PyErr_Format(PyExc_ValueError, "tag_names: %s is not among the names", model_literals[j]);
+            return NULL;
+        }
     }
     n_model_names = n;
     Py_RETURN_NONE;
-}
-
-/* The flags of a name of ``space`` (0: HTML, else "svg" or "math", named "svg:..." and
-   "math:..." in the table); 0 for a name the model does not know. */
-static const char *const model_spaces[] = {"", "svg:", "math:"};
-static uint32_t model_flags_of(const uint8_t *name, size_t len, int space) {
-    size_t prefix = strlen(model_spaces[space]);
-    if (prefix + len >= MODEL_NAME_BYTES)
-        return 0;
-    char lower[MODEL_NAME_BYTES] = {0};
-    memcpy(lower, model_spaces[space], prefix);
-    for (size_t j = 0; j < len; j++)
-        lower[prefix + j] = (char)(name[j] >= 'A' && name[j] <= 'Z' ? name[j] | 0x20 : name[j]);
-    Py_ssize_t lo = 0, hi = n_model_names;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        int c = strcmp(model_names[mid], lower);
-        if (!c)
-            return model_flags[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return 0;
 }
 
 #define MODEL_SCAN 64 /* text._SCAN */
 typedef struct {
     const uint8_t *name;
     size_t len;
+    int id;         /* of its name as an HTML name (-1: none the model knows) */
     uint32_t flags; /* of its name in its space */
     int space;      /* 0: HTML, 1: SVG, 2: MathML */
     int point;      /* an integration point */
 } Open;
+/* The ids of a page's HTML names of at most 8 bytes as written, by those bytes: a page names
+   few elements many times. */
+#define ID_CACHE 256
+typedef struct {
+    uint64_t bytes;
+    size_t len; /* 0: empty */
+    int id;
+} CachedId;
 typedef struct {
     Open *open;
     Py_ssize_t n, cap;
     int64_t unclosed;
+    CachedId ids[ID_CACHE];
 } Model;
+
+static int model_html_id(Model *m, const uint8_t *name, size_t len) {
+    if (len > 8)
+        return model_id(name, len, 0);
+    uint64_t bytes = 0;
+    memcpy(&bytes, name, len);
+    CachedId *c = &m->ids[(bytes * 0x9E3779B97F4A7C15ULL >> 56) ^ len];
+    if (c->len != len || c->bytes != bytes)
+        *c = (CachedId){bytes, len, model_id(name, len, 0)};
+    return c->id;
+}
+
+/* A tag: its name, and its name's id as an HTML name. */
+typedef struct {
+    const uint8_t *name;
+    size_t len;
+    int id;
+} Tag;
 
 static inline int64_t model_depth(const Model *m) { return m->n > m->unclosed ? m->n : m->unclosed; }
 static inline const Open *model_top(const Model *m) { return m->n > 0 && m->n <= m->cap ? &m->open[m->n - 1] : NULL; }
-/* An HTML element of the name ``lower``. */
-static inline int html_is(const Open *o, const char *lower) { return !o->space && name_eq(o->name, o->len, lower); }
+/* An HTML element of the name N_... ``which``. */
+static inline int html_is(const Open *o, int which) { return !o->space && o->id == ID[which]; }
+/* Whether ``o``'s name is the tag's (its own name, whatever its space). */
+static inline int named_as(const Open *o, const Tag *t) {
+    return t->id >= 0 ? o->id == t->id : o->id < 0 && same_name(o->name, o->len, t->name, t->len);
+}
 
-static void model_push(Model *m, const uint8_t *name, size_t len, int space, int html_encoding) {
-    uint32_t flags = model_flags_of(name, len, space);
-    int point = (flags & M_INTEGRATION) || (space == 2 && html_encoding && name_eq(name, len, "annotation-xml"));
+static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
+    int own = space ? model_id(t->name, t->len, space) : t->id;
+    uint32_t flags = model_flags_of(own);
+    int point = (flags & M_INTEGRATION) || (space == 2 && html_encoding && t->id == ID[N_ANNOTATION]);
     if (m->n < m->cap)
-        m->open[m->n] = (Open){name, len, flags, space, point};
+        m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point};
     m->n++; /* past cap only as the walk stops: the depth is what counts */
 }
 
 /* What a search matches or stops at (text._StackModel._find's predicates). */
-typedef enum { BY_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT } Test;
+typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT } Test;
 typedef struct {
     Test test;
-    const char *name; /* BY_NAME: an HTML element of this name, or NULL for the tag's own */
-    uint32_t flags;   /* BY_FLAGS: of these; SPECIAL_NOT: special and of none of these */
+    int which;      /* BY_NAME: an HTML element of the name N_... */
+    uint32_t flags; /* BY_FLAGS: of these; SPECIAL_NOT: special and of none of these */
 } Rule;
 
-static int rule_holds(const Rule *r, const Open *o, const uint8_t *tag, size_t tag_len) {
+static inline int rule_holds(const Rule *r, const Open *o, const Tag *t) {
     switch (r->test) {
     case BY_NAME:
-        return !o->space && (r->name ? name_eq(o->name, o->len, r->name) : same_name(o->name, o->len, tag, tag_len));
+        return html_is(o, r->which);
+    case OWN_NAME: /* an HTML element of the tag's name */
+        return !o->space && named_as(o, t);
     case BY_FLAGS:
         return (o->flags & r->flags) != 0;
     case NOT_OPTION: /* select's scope: all but option and optgroup */
-        return !(html_is(o, "option") || html_is(o, "optgroup"));
+        return !(html_is(o, N_OPTION) || html_is(o, N_OPTGROUP));
     case NOTHING:
         return 0;
     case SPECIAL_NOT:
@@ -1010,19 +1066,19 @@ static int rule_holds(const Rule *r, const Open *o, const uint8_t *tag, size_t t
 
 /* text._StackModel._find: the topmost element matching, looking at most MODEL_SCAN down, -1
    at a stop. */
-static Py_ssize_t model_find(const Model *m, const Rule *match, const Rule *stop, const uint8_t *tag, size_t tag_len) {
+static Py_ssize_t model_find(const Model *m, Rule match, Rule stop, const Tag *t) {
     Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
     for (Py_ssize_t i = top - 1; i >= 0 && i > top - 1 - MODEL_SCAN; i--) {
-        if (rule_holds(match, &m->open[i], tag, tag_len))
+        if (rule_holds(&match, &m->open[i], t))
             return i;
-        if (rule_holds(stop, &m->open[i], tag, tag_len))
+        if (rule_holds(&stop, &m->open[i], t))
             return -1;
     }
     return -1;
 }
 
-static void model_close(Model *m, Rule match, Rule stop, const uint8_t *tag, size_t tag_len) {
-    Py_ssize_t i = model_find(m, &match, &stop, tag, tag_len);
+static void model_close(Model *m, Rule match, Rule stop, const Tag *t) {
+    Py_ssize_t i = model_find(m, match, stop, t);
     if (i >= 0)
         m->n = i;
 }
@@ -1037,18 +1093,18 @@ static void model_leave_foreign(Model *m) {
         m->n--;
 }
 
+#define IS(t, which) ((t)->id == ID[which])
+
 /* text._StackModel.start; 1 for a raw-text element. */
-static int model_start(Model *m, const uint8_t *name, size_t len, int self_closed, int breaks, int html_encoding) {
-    uint32_t f = model_flags_of(name, len, 0);
+static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int html_encoding) {
+    uint32_t f = model_flags_of(t->id);
     const Open *top = model_top(m);
     if (f & M_FORMATTING)
         m->unclosed++;
     if (model_in_foreign(m)) {
         if (!(f & M_BREAKOUT) && !breaks) {
             if (!self_closed) /* SVG in MathML's annotation-xml is SVG */
-                model_push(m, name, len,
-                           top->space == 2 && name_eq(top->name, top->len, "annotation-xml") && name_eq(name, len, "svg")
-                               ? 1 : top->space,
+                model_push(m, t, top->space == 2 && top->id == ID[N_ANNOTATION] && IS(t, N_SVG) ? 1 : top->space,
                            html_encoding);
             return 0;
         }
@@ -1058,50 +1114,48 @@ static int model_start(Model *m, const uint8_t *name, size_t len, int self_close
         return 0;
     if (f & M_FOREIGN) {
         if (!self_closed)
-            model_push(m, name, len, name_eq(name, len, "svg") ? 1 : 2, html_encoding);
+            model_push(m, t, IS(t, N_SVG) ? 1 : 2, html_encoding);
         return 0;
     }
     if (f & M_RAW)
         return 1;
-    if (name_eq(name, len, "li"))
-        model_close(m, (Rule){BY_NAME, "li", 0}, (Rule){SPECIAL_NOT, NULL, M_ITEM_PASSES}, name, len);
-    else if (name_eq(name, len, "dd") || name_eq(name, len, "dt")) {
-        Rule stop = {SPECIAL_NOT, NULL, M_ITEM_PASSES};
-        Py_ssize_t a = model_find(m, &(Rule){BY_NAME, "dd", 0}, &stop, name, len);
-        Py_ssize_t b = model_find(m, &(Rule){BY_NAME, "dt", 0}, &stop, name, len);
+    Rule item_stop = {SPECIAL_NOT, 0, M_ITEM_PASSES};
+    if (IS(t, N_LI)) {
+        model_close(m, (Rule){BY_NAME, N_LI, 0}, item_stop, t);
+    } else if (IS(t, N_DD) || IS(t, N_DT)) {
+        Py_ssize_t a = model_find(m, (Rule){BY_NAME, N_DD, 0}, item_stop, t);
+        Py_ssize_t b = model_find(m, (Rule){BY_NAME, N_DT, 0}, item_stop, t);
         Py_ssize_t i = a > b ? a : b;
         if (i >= 0)
             m->n = i;
     }
     if (f & M_CLOSES_P)
-        model_close(m, (Rule){BY_NAME, "p", 0}, (Rule){BY_FLAGS, NULL, M_BUTTON_SCOPE}, name, len);
+        model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
     top = model_top(m);
     if ((f & M_HEADING) && top && (top->flags & M_HEADING)) {
         m->n--;
-    } else if ((name_eq(name, len, "option") || name_eq(name, len, "optgroup")) && top && html_is(top, "option")) {
+    } else if ((IS(t, N_OPTION) || IS(t, N_OPTGROUP)) && top && html_is(top, N_OPTION)) {
         m->n--;
-    } else if ((f & M_RUBY_PART) &&
-               model_find(m, &(Rule){BY_NAME, "ruby", 0}, &(Rule){BY_FLAGS, NULL, M_SCOPE}, name, len) >= 0) {
+    } else if ((f & M_RUBY_PART) && model_find(m, (Rule){BY_NAME, N_RUBY, 0}, (Rule){BY_FLAGS, 0, M_SCOPE}, t) >= 0) {
         while ((top = model_top(m)) && (top->flags & M_RUBY_PART))
             m->n--;
     } else if (f & M_CELL) {
         Py_ssize_t table = -1, top_i = m->n < m->cap ? m->n : m->cap;
         for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--)
-            if (html_is(&m->open[i], "table") || html_is(&m->open[i], "template")) {
+            if (html_is(&m->open[i], N_TABLE) || html_is(&m->open[i], N_TEMPLATE)) {
                 table = i;
                 break;
             }
         if (table < 0)
             return 0; /* outside a table: ignored */
-        if (html_is(&m->open[table], "table")) {
+        if (html_is(&m->open[table], N_TABLE)) {
             /* text._StackModel._close_part */
-            int cell = name_eq(name, len, "td") || name_eq(name, len, "th"), row = name_eq(name, len, "tr");
+            int cell = IS(t, N_TD) || IS(t, N_TH), row = IS(t, N_TR);
             Py_ssize_t found = -1;
             for (Py_ssize_t i = top_i - 1; i > table; i--) {
                 const Open *o = &m->open[i];
-                int ends = html_is(o, "td") || html_is(o, "th") || (!cell && html_is(o, "tr")) ||
-                           (!cell && !row && (html_is(o, "tbody") || html_is(o, "thead") || html_is(o, "tfoot")));
-                if (ends) {
+                if (html_is(o, N_TD) || html_is(o, N_TH) || (!cell && html_is(o, N_TR)) ||
+                    (!cell && !row && (html_is(o, N_TBODY) || html_is(o, N_THEAD) || html_is(o, N_TFOOT)))) {
                     found = i;
                     break;
                 }
@@ -1109,29 +1163,30 @@ static int model_start(Model *m, const uint8_t *name, size_t len, int self_close
             if (found >= 0) {
                 m->n = found;
             } else if (cell || row) {
-                model_push(m, (const uint8_t *)"tbody", 5, 0, 0);
+                Tag tbody = {(const uint8_t *)"tbody", 5, ID[N_TBODY]}, tr = {(const uint8_t *)"tr", 2, ID[N_TR]};
+                model_push(m, &tbody, 0, 0);
                 if (cell)
-                    model_push(m, (const uint8_t *)"tr", 2, 0, 0);
+                    model_push(m, &tr, 0, 0);
             }
         }
     }
-    model_push(m, name, len, 0, html_encoding);
+    model_push(m, t, 0, html_encoding);
     return 0;
 }
 
 /* text._StackModel.end */
-static void model_end(Model *m, const uint8_t *name, size_t len) {
-    uint32_t f = model_flags_of(name, len, 0);
+static void model_end(Model *m, const Tag *t) {
+    uint32_t f = model_flags_of(t->id);
     if ((f & M_FORMATTING) && m->unclosed > 0)
         m->unclosed--;
     const Open *top = model_top(m);
     if (top && top->space) {
-        if (name_eq(name, len, "br") || name_eq(name, len, "p")) { /* they leave SVG and MathML too */
+        if (IS(t, N_BR) || IS(t, N_P)) { /* they leave SVG and MathML too */
             model_leave_foreign(m);
         } else {
             Py_ssize_t top_i = m->n, i;
             for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
-                if (same_name(m->open[i].name, m->open[i].len, name, len)) {
+                if (named_as(&m->open[i], t)) {
                     m->n = i;
                     return;
                 }
@@ -1142,37 +1197,37 @@ static void model_end(Model *m, const uint8_t *name, size_t len) {
                 return; /* past the scan: nothing closes */
         }
     }
-    if (name_eq(name, len, "body") || name_eq(name, len, "html") || name_eq(name, len, "br") || name_eq(name, len, "form"))
+    if (IS(t, N_BODY) || IS(t, N_HTML) || IS(t, N_BR) || IS(t, N_FORM))
         return;
-    Rule own = {BY_NAME, NULL, 0};
-    if (name_eq(name, len, "p"))
-        model_close(m, own, (Rule){BY_FLAGS, NULL, M_BUTTON_SCOPE}, name, len);
-    else if (name_eq(name, len, "li"))
-        model_close(m, own, (Rule){BY_FLAGS, NULL, M_LIST_SCOPE}, name, len);
+    Rule own = {OWN_NAME, 0, 0};
+    if (IS(t, N_P))
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
+    else if (IS(t, N_LI))
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_LIST_SCOPE}, t);
     else if (f & M_HEADING)
-        model_close(m, (Rule){BY_FLAGS, NULL, M_HEADING}, (Rule){BY_FLAGS, NULL, M_SCOPE}, name, len);
+        model_close(m, (Rule){BY_FLAGS, 0, M_HEADING}, (Rule){BY_FLAGS, 0, M_SCOPE}, t);
     else if (f & M_FORMATTING)
-        model_close(m, own, (Rule){BY_FLAGS, NULL, M_SPECIAL | M_SCOPE}, name, len);
-    else if (name_eq(name, len, "select"))
-        model_close(m, own, (Rule){NOT_OPTION, NULL, 0}, name, len);
-    else if ((f & M_CELL) || name_eq(name, len, "table") || name_eq(name, len, "caption") || name_eq(name, len, "colgroup")) {
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL | M_SCOPE}, t);
+    else if (IS(t, N_SELECT))
+        model_close(m, own, (Rule){NOT_OPTION, 0, 0}, t);
+    else if ((f & M_CELL) || IS(t, N_TABLE) || IS(t, N_CAPTION) || IS(t, N_COLGROUP)) {
         /* table scope: stops at html, table and template, unless of this name */
         Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
         for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
             const Open *o = &m->open[i];
-            if (!o->space && same_name(o->name, o->len, name, len)) {
+            if (!o->space && named_as(o, t)) {
                 m->n = i;
                 return;
             }
-            if (html_is(o, "html") || html_is(o, "table") || html_is(o, "template"))
+            if (html_is(o, N_HTML) || html_is(o, N_TABLE) || html_is(o, N_TEMPLATE))
                 return;
         }
-    } else if (name_eq(name, len, "template"))
-        model_close(m, own, (Rule){NOTHING, NULL, 0}, name, len);
+    } else if (IS(t, N_TEMPLATE))
+        model_close(m, own, (Rule){NOTHING, 0, 0}, t);
     else if (f & M_SPECIAL)
-        model_close(m, own, (Rule){BY_FLAGS, NULL, M_SCOPE}, name, len);
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_SCOPE}, t);
     else
-        model_close(m, own, (Rule){BY_FLAGS, NULL, M_SPECIAL}, name, len);
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL}, t);
 }
 
 /* Where the markup at the "<" at ``p`` that starts no tag ends: text._markup_end. */
@@ -1217,14 +1272,19 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "tag_depth: no tag_names given, or a depth out of range");
         return NULL;
     }
-    Model m = {PyMem_RawMalloc((size_t)(most + 8) * sizeof(Open)), 0, most + 8, 0};
-    if (!m.open) {
+    Model *m = PyMem_RawCalloc(1, sizeof(Model));
+    Open *open = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Open));
+    if (!m || !open) {
+        PyMem_RawFree(m);
+        PyMem_RawFree(open);
         PyBuffer_Release(&buf);
         return PyErr_NoMemory();
     }
+    m->open = open;
+    m->cap = most + 8;
     const uint8_t *p = buf.buf, *end = p + buf.len;
     Py_BEGIN_ALLOW_THREADS
-    while (model_depth(&m) <= most && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+    while (model_depth(m) <= most && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         const uint8_t *q = p + 1;
         int closing = q < end && *q == '/';
         q += closing;
@@ -1237,9 +1297,10 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
         int64_t attributes;
         int self_closed, breaks, html_encoding;
         p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding);
+        Tag t = {name, len, model_html_id(m, name, len)};
         if (closing) {
-            model_end(&m, name, len);
-        } else if (model_start(&m, name, len, self_closed, breaks, html_encoding)) {
+            model_end(m, &t);
+        } else if (model_start(m, &t, self_closed, breaks, html_encoding)) {
             /* raw text: up to "</name" and a blank, "/" or ">" */
             const uint8_t *r = p, *stop = end;
             while ((r = memchr(r, '<', (size_t)(end - r))) != NULL) {
@@ -1254,8 +1315,9 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    int64_t depth = model_depth(&m);
-    PyMem_RawFree(m.open);
+    int64_t depth = model_depth(m);
+    PyMem_RawFree(open);
+    PyMem_RawFree(m);
     PyBuffer_Release(&buf);
     return PyLong_FromLongLong(depth);
 }

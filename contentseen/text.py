@@ -546,7 +546,9 @@ _FONT_BREAKS = frozenset((b"color", b"face", b"size"))
 # one source: ``_speedups.tag_names`` takes them at import).
 _MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _ITEM_PASSES, _SCOPE_BOUNDARY,
                _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS))
-_MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS))
+_MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
+    "li dd dt p option optgroup ruby table template td th tr tbody thead tfoot caption colgroup body html br form select "
+    "annotation-xml svg".split()))  # and those it tests one by one
 if _speedups is not None:
     _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)
                                        for n in _MODEL_NAMES])
