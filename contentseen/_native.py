@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Iterator
 
 # Raised with every change of the C functions' arguments or results (``API`` in _speedups.c).
-API = 10
+API = 11
 
 speedups: ModuleType | None
 try:

@@ -41,8 +41,8 @@
    weigh(text) their UTF-8 bytes, as text._chars.
 
    tag_scan(raw, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
-   text._prepared's numpy scan does: see tag_scan below; tag_costs(raw) reckons the tree
-   builder's quadratic work on them as text._tag_costs_python does.
+   text._prepared's numpy scan does: see tag_scan below; tag_model(raw, most) follows the tree
+   builder's stack of open elements and reckons its quadratic work as text._tag_model does.
 
    Nothing here allocates more than a constant times the input's length. */
 
@@ -745,12 +745,7 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* tag_costs(raw) -> int: the work lexbor's tree builder does in time quadratic in a count of the
-   page's markup, as text._tag_costs_python reckons it (see there): the squares of the attributes
-   of each tag holding more than COSTLY of them, of all <html> tags' together and of all <body>
-   tags' (their attributes are merged into one element), and of the start tags in each <select>.
-   Tags are read as the HTML tokenizer reads them: quoted values skipped, a tag in another's
-   quoted value not one; each byte read once. */
+/* The cost of the tree builder's quadratic work (tag_model): a count's square, past COSTLY. */
 #define COSTLY 16
 /* tag_class[c]: what the tokenizer makes of a byte in a tag: a blank, "/", ">", "=" */
 enum { TAG_BLANK = 1, TAG_SLASH = 2, TAG_GT = 4, TAG_EQUALS = 8 };
@@ -840,48 +835,6 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
     }
 }
 
-static PyObject *tag_costs(PyObject *self, PyObject *arg) {
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0)
-        return NULL;
-    const uint8_t *p = buf.buf, *end = p + buf.len;
-    int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
-    Py_BEGIN_ALLOW_THREADS
-    while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
-        const uint8_t *q = p + 1;
-        int closing = q < end && *q == '/';
-        q += closing;
-        if (q >= end || (uint8_t)((*q | 0x20) - 'a') > 'z' - 'a') {
-            p++;
-            continue;
-        }
-        const uint8_t *name;
-        size_t name_len;
-        int64_t attributes;
-        int self_closed, breaks, html_encoding;
-        p = read_tag(q, end, &name, &name_len, &attributes, &self_closed, &breaks, &html_encoding);
-        if (name_eq(name, name_len, "select")) {
-            if (in_select)
-                cost += costly(select_tags);
-            in_select = !closing;
-            select_tags = 0;
-        } else if (in_select && !closing) {
-            select_tags++;
-        }
-        if (name_eq(name, name_len, "html"))
-            html += attributes;
-        else if (name_eq(name, name_len, "body"))
-            body += attributes;
-        else
-            cost += costly(attributes);
-        if (cost > INT64_MAX / 4)
-            cost = INT64_MAX / 4;
-    }
-    cost += costly(html) + costly(body) + (in_select ? costly(select_tags) : 0);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&buf);
-    return PyLong_FromLongLong(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4);
-}
 
 /* tag_names(names, flags): the tree builder's element names (lower case; SVG's and MathML's as
    "svg:..." and "math:...") and what text._StackModel makes of each (text._MODEL_SETS' bits),
@@ -1261,15 +1214,16 @@ static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     return p + 1;
 }
 
-/* tag_depth(raw, most) -> int: text._tag_depth's figure, stopping past ``most``. */
-static PyObject *tag_depth(PyObject *self, PyObject *args) {
+/* tag_model(raw, most) -> (cost, depth): text._tag_model's figures, the walk stopping once the
+   depth passes ``most``. */
+static PyObject *tag_model(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t most;
     if (!PyArg_ParseTuple(args, "y*n", &buf, &most))
         return NULL;
     if (n_model_names == 0 || most < 0 || most > 1 << 20) {
         PyBuffer_Release(&buf);
-        PyErr_SetString(PyExc_ValueError, "tag_depth: no tag_names given, or a depth out of range");
+        PyErr_SetString(PyExc_ValueError, "tag_model: no tag_names given, or a depth out of range");
         return NULL;
     }
     Model *m = PyMem_RawCalloc(1, sizeof(Model));
@@ -1282,6 +1236,7 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
     }
     m->open = open;
     m->cap = most + 8;
+    int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
     const uint8_t *p = buf.buf, *end = p + buf.len;
     Py_BEGIN_ALLOW_THREADS
     while (model_depth(m) <= most && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
@@ -1298,6 +1253,23 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
         int self_closed, breaks, html_encoding;
         p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding);
         Tag t = {name, len, model_html_id(m, name, len)};
+        /* the quadratic work: attributes of a tag, of all <html> and all <body> tags, tags of a select */
+        if (IS(&t, N_SELECT)) {
+            if (in_select)
+                cost += costly(select_tags);
+            in_select = !closing;
+            select_tags = 0;
+        } else if (in_select && !closing) {
+            select_tags++;
+        }
+        if (IS(&t, N_HTML))
+            html += attributes;
+        else if (IS(&t, N_BODY))
+            body += attributes;
+        else
+            cost += costly(attributes);
+        if (cost > INT64_MAX / 4)
+            cost = INT64_MAX / 4;
         if (closing) {
             model_end(m, &t);
         } else if (model_start(m, &t, self_closed, breaks, html_encoding)) {
@@ -1315,11 +1287,12 @@ static PyObject *tag_depth(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
+    cost += costly(html) + costly(body) + (in_select ? costly(select_tags) : 0);
     int64_t depth = model_depth(m);
     PyMem_RawFree(open);
     PyMem_RawFree(m);
     PyBuffer_Release(&buf);
-    return PyLong_FromLongLong(depth);
+    return Py_BuildValue("(LL)", (long long)(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4), (long long)depth);
 }
 
 /* A tag name's key, as text._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
@@ -2172,8 +2145,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
     {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags): the element names text._StackModel knows, and its flags of each."},
-    {"tag_depth", tag_depth, METH_VARARGS, "tag_depth(raw, most) -> int: text._tag_depth's figure."},
-    {"tag_costs", tag_costs, METH_O, "tag_costs(raw) -> int: the tree builder's quadratic work on raw's markup (text._tag_costs_python)."},
+    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most) -> (cost, depth): text._tag_model's figures."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
@@ -2213,7 +2185,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 10) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 11) < 0) {
         Py_DECREF(m);
         return NULL;
     }

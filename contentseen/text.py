@@ -53,7 +53,7 @@ of block elements (50,000 unclosed ``<div>`` take minutes), in the attributes of
 (100,000 on one tag: 17 s; those of every ``<html>`` tag are one element's, and of every
 ``<body>`` tag) and in the elements of one ``<select>`` (80,000 options: 24 s), so a page nested
 deeper than ``MAX_DEPTH`` (browsers stop nesting at 512), or whose markup would cost more than
-``COST_BUDGET`` (``_tag_costs``), is read by a linear tag-stripping scan instead of a parse; the
+``COST_BUDGET`` (``_tag_model``), is read by a linear tag-stripping scan instead of a parse; the
 narrowing takes at most ``MAX_STEPS`` steps and stops at a block of more than
 ``MAX_KIDS`` children; only the first ``MAX_HTML_CHARS``
 characters of a page are read.
@@ -95,7 +95,7 @@ _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
 
 MAX_DEPTH = 512
-# What the tree builder's quadratic work (``_tag_costs``, a sum of squares) may come to: a tag of
+# What the tree builder's quadratic work (``_tag_model``'s cost) may come to: a tag of
 # 2,048 attributes or a <select> of 2,048 options parses in milliseconds (about 7 and 13 ms), and
 # beyond that 4 a byte of the page (at most about 0.1 s on the largest page read).
 COST_BUDGET, COST_PER_BYTE = 1 << 22, 4
@@ -558,8 +558,8 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
     ``html`` holds lone surrogates, which it drops), whether the tree builder would read it in
-    quadratic time (nested deeper than ``MAX_DEPTH``, ``_tag_depth``, or past ``COST_BUDGET``,
-    ``_tag_costs``: then it is not parsed), and the name keys of its start tags. One scan of the
+    quadratic time (``_tag_model``: nested deeper than ``MAX_DEPTH``, or past ``COST_BUDGET``;
+    then it is not parsed), and the name keys of its start tags. One scan of the
     tags (``_tag_scan``) counts them and finds the names: a self-closed element is looked for
     only at tags of such a name, so a page without one costs nothing more; a page of at most
     ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly.
@@ -569,18 +569,18 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
     except UnicodeEncodeError:
         raw, utf8 = html.encode("utf-8", "replace"), None
     tags, starts, names = _tag_scan(raw)
-    # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
-    if len(raw) > 4096 and _tag_costs(raw) > COST_BUDGET + COST_PER_BYTE * len(raw):
-        return html, utf8, True, names
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
         if close and "/>" in html:
             closed = _close_raw_text(html)
             if closed != html:
                 return _prepared(closed, close=False)
-        return html, utf8, False, names
-    if close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
+    elif close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
         return _prepared(_close_raw_text(html), close=False)
-    return html, utf8, _tag_depth(raw) > MAX_DEPTH, names
+    # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
+    if tags <= MAX_DEPTH and len(raw) <= 4096:
+        return html, utf8, False, names
+    cost, depth = _tag_model(raw)
+    return html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names
 
 
 def _tag_scan(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
@@ -658,69 +658,61 @@ _ATTRIBUTE_PAIRS = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")(?:" +
 _COST_CAP = (2**63 - 1) // 4  # as the C function caps its sums
 
 
-def _tag_costs(raw: bytes) -> int:
-    """The tree builder's quadratic work on ``raw``'s markup (``_tag_costs_python``), in C when
-    built."""
-    return _speedups.tag_costs(raw) if _speedups is not None else _tag_costs_python(raw)
-
-
-def _tag_costs_python(raw: bytes) -> int:
-    """The work lexbor's tree builder does in time quadratic in a count of ``raw``'s markup (UTF-8
-    HTML): the sum of the squares of the attributes of each tag (start or end) holding more than
-    ``_COSTLY``, of all ``<html>`` tags' attributes together and of all ``<body>`` tags' (merged
-    into one element each), and of the start tags in each ``<select>`` (up to its end tag or the
-    next ``<select>``), each counted only past ``_COSTLY``. Tags are read as the HTML tokenizer
-    reads them (``_TOKENIZED_TAG``: a tag inside another's quoted value is none), those of a comment or a
-    script's text too, so the figure is never below the tree builder's. The same figure as
-    ``_speedups.tag_costs``."""
-    tags = _TOKENIZED_TAG.findall(raw)
-    # an attribute takes two bytes at least: a shorter area cannot hold more than _COSTLY
-    cost = sum(_costly(len(_ATTRIBUTES.findall(area))) for _, name, area, _ in tags
-               if len(area) > 2 * _COSTLY and name.lower() not in (b"html", b"body"))
-    for merged in (b"html", b"body"):
-        cost += _costly(sum(len(_ATTRIBUTES.findall(area)) for _, name, area, _ in tags
-                            if len(name) == 4 and name.lower() == merged))
-    in_select, select_tags = False, 0
-    if any(len(name) == 6 and name.lower() == b"select" for _, name, _, _ in tags):
-        for closing, name, _, _ in tags:
-            if len(name) == 6 and name.lower() == b"select":
-                cost += _costly(select_tags) if in_select else 0
-                in_select, select_tags = not closing, 0
-            elif in_select and not closing:
-                select_tags += 1
-    return min(cost + (_costly(select_tags) if in_select else 0), _COST_CAP)
-
-
 def _costly(n: int) -> int:
     return n * n if n > _COSTLY else 0
 
 
-def _tag_depth(raw: bytes) -> int:
-    """How deep the tree builder's stack of open elements can get on ``raw`` (UTF-8 HTML), or
-    the number of formatting elements left open when larger; stops counting past ``MAX_DEPTH``.
-    Never below the tree builder's: the markup is read as the tokenizer reads it (tags as
-    ``_TOKENIZED_TAG``; comments, doctypes, bogus comments and raw text skipped where it skips
-    them), and of the tree builder's rules only those that close elements in every case they
-    apply are followed (``_StackModel``); any other start tag opens an element. In C when built
-    (``_speedups.tag_depth``: the same figure)."""
+def _tag_model(raw: bytes) -> tuple[int, int]:
+    """What lexbor's tree builder does on ``raw`` (UTF-8 HTML) in time quadratic in its length, as
+    ``(cost, depth)``; the markup read as the tokenizer reads it (tags as ``_TOKENIZED_TAG``: a
+    tag inside another's quoted value is none; comments, doctypes, bogus comments and raw text
+    skipped where it skips them). In C when built (``_speedups.tag_model``: the same figures).
+
+    *depth*: of its stack of open elements, of which only the rules that close elements in every
+    case they apply are followed (``_StackModel``: any other start tag opens one), so it is never
+    below the tree builder's; or the number of formatting elements left open when larger. The
+    walk stops once it passes ``MAX_DEPTH``.
+
+    *cost*: the sum of the squares of the attributes of each tag (start or end), of all
+    ``<html>`` tags' attributes together and of all ``<body>`` tags' (merged into one element
+    each), and of the start tags in each ``<select>`` (up to its end tag or the next
+    ``<select>``), each counted only past ``_COSTLY``.
+    """
     if _speedups is not None:
-        return _speedups.tag_depth(raw, MAX_DEPTH)
+        return _speedups.tag_model(raw, MAX_DEPTH)
     model, pos, size = _StackModel(), 0, len(raw)
+    cost = html_attributes = body_attributes = select_tags = 0
+    in_select = False
     while model.depth() <= MAX_DEPTH and (pos := raw.find(b"<", pos)) >= 0:
         m = _TOKENIZED_TAG.match(raw, pos)
         if m is None:
             pos = _markup_end(raw, pos)
             continue
         pos = m.end()
-        closing, name, self_closed = m.group(1), m.group(2).lower().decode("latin-1"), m.group(4).endswith(b"/>")
-        breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(m.group(3)))
-        html = name == "annotation-xml" and _html_encoding(m.group(3))
+        closing, name, area = m.group(1), m.group(2).lower().decode("latin-1"), m.group(3)
+        # an attribute takes two bytes at least: a shorter area cannot hold more than _COSTLY
+        attributes = len(_ATTRIBUTES.findall(area)) if len(area) > 2 * _COSTLY or name in ("html", "body") else 0
+        if name == "select":
+            cost += _costly(select_tags) if in_select else 0
+            in_select, select_tags = not closing, 0
+        elif in_select and not closing:
+            select_tags += 1
+        if name == "html":
+            html_attributes += attributes
+        elif name == "body":
+            body_attributes += attributes
+        else:
+            cost += _costly(attributes)
         if closing:
             model.end(name)
-        elif model.start(name, self_closed, breaks, html):  # raw text: up to its end tag
+            continue
+        breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(area))
+        html = name == "annotation-xml" and _html_encoding(area)
+        if model.start(name, m.group(4).endswith(b"/>"), breaks, html):  # raw text: up to its end tag
             end = re.compile(rb"</" + re.escape(m.group(2)) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
             pos = end.start() if end is not None else size
-    return model.depth()
+    cost += _costly(html_attributes) + _costly(body_attributes) + (_costly(select_tags) if in_select else 0)
+    return min(cost, _COST_CAP), model.depth()
 
 
 def _html_encoding(area: bytes) -> bool:
@@ -749,7 +741,7 @@ def _markup_end(raw: bytes, pos: int) -> int:
 
 
 class _StackModel:
-    """The tree builder's stack of open elements as ``_tag_depth`` follows it: elements close only
+    """The tree builder's stack of open elements as ``_tag_model`` follows it: elements close only
     where the tree builder closes them whatever else holds (an end tag of an element in its
     scope; a list item, term or cell closing the one before it; a block closing a paragraph in
     button scope), each search looking through at most ``_SCAN`` elements; SVG and MathML

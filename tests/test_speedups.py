@@ -1,7 +1,7 @@
 """The optional C scans (contentseen/_speedups.c) give exactly what their Python versions give:
 the token scan (tokens.hashed_tokens against token_counts and word_sequence), the tag scans
-(text._tag_scan against _tag_scan_numpy, tag_costs and tag_depth against text's reckoning of the
-tree builder's quadratic work and depth), the narrowing's weights (weights.TreeWeights against
+(text._tag_scan against _tag_scan_numpy, tag_model against text's reckoning of the tree builder's
+quadratic work and depth), the narrowing's weights (weights.TreeWeights against
 CopyWeights), and so the same texts and fingerprints either way; and they are built wherever a C
 compiler and the Python headers are at hand (as on CI)."""
 
@@ -156,20 +156,28 @@ _TAG_PIECES = [b"<", b"</", b">", b"/", b"=", b'"', b"'", b" ", b"\n", b"\t", b"
 @needs_build
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(_TAG_PIECES), max_size=1500))
-def test_tag_costs_on_any_markup(pieces):
-    raw = b"".join(pieces)
-    assert speedups.tag_costs(raw) == text_module._tag_costs_python(raw)
+def test_tag_model_costs_on_any_markup(pieces):
+    _assert_same_model(b"".join(pieces))
+
+
+def _assert_same_model(raw: bytes) -> tuple[int, int]:
+    """C's (cost, depth) of ``raw`` are Python's."""
+    with left_out():
+        python = text_module._tag_model(raw)
+    assert speedups.tag_model(raw, text_module.MAX_DEPTH) == python, raw[:200]
+    return python
 
 
 @needs_build
-def test_tag_costs_is_the_python_reckoning():
+def test_tag_model_costs_are_the_python_reckoning():
     made = [b"<div " + b" ".join(b"a%d" % i for i in range(n)) + b">x</div>" for n in (16, 17, 3000)]
     made += [b"".join(b"<html k%d>" % i for i in range(40)), b"<body a b>" * 12, b"<select>" + b"<option>x" * 500,
-             b"<select><option><select>" + b"<b>" * 30, b'<p title="<div ' + b"a " * 40 + b'">' + b"<i " + b"z " * 30]
-    for raw in list(pydoc_pages(60).values()) + made:
-        assert speedups.tag_costs(raw) == text_module._tag_costs_python(raw), raw[:120]
-    assert [speedups.tag_costs(p) for p in made] == [0, 17 * 17, 3000 * 3000, 40 * 40, 24 * 24, 500 * 500, 30 * 30,
-                                                     30 * 30]
+             b"<select><option><select>" + b"<b>" * 30, b'<p title="<div ' + b"a " * 40 + b'">' + b"<i " + b"z " * 30,
+             b"<script><div " + b"a " * 40 + b"></script>", b"<!-- <div " + b"a " * 40 + b"> -->"]
+    for raw in pydoc_pages(30).values():
+        _assert_same_model(raw)
+    assert [_assert_same_model(raw)[0] for raw in made] == [0, 17 * 17, 3000 * 3000, 40 * 40, 24 * 24, 500 * 500,
+                                                            30 * 30, 30 * 30, 0, 0]
 
 
 # Tags whose nesting the depth scan models: lists, terms, tables, paragraphs, headings, ruby,
@@ -192,23 +200,16 @@ _DEPTH_PIECES = [b"<", b"</", b">", b"/>", b"/", b'"', b" ", b"x", b"<!--", b"--
 @needs_build
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(_DEPTH_PIECES), max_size=3000))
-def test_tag_depth_on_any_markup(pieces):
-    raw = b"".join(pieces)
-    with left_out():
-        python = text_module._tag_depth(raw)
-    assert speedups.tag_depth(raw, text_module.MAX_DEPTH) == python
+def test_tag_model_depth_on_any_markup(pieces):
+    _assert_same_model(b"".join(pieces))
 
 
 @needs_build
-def test_tag_depth_is_the_python_model():
+def test_tag_model_depth_is_the_python_model():
     made = [b"<dl><li>x" * 400, b"<svg>x</dt>" * 600, b'<div title="<">' * 600, b"<table><td>x" * 200,
             b"<!-- <div> -->" * 900 + b"<div>" * 10, b"<script><div></script>" * 900, b"<svg><path/></svg>" * 900,
             b"<p>" * 900, b"<ul>" + b"<li>x" * 900, b"<b><i>x</b></i>" * 300]
-    pages = list(pydoc_pages(60).values()) + made
-    with left_out():
-        python = [text_module._tag_depth(raw) for raw in pages]
-    assert [speedups.tag_depth(raw, text_module.MAX_DEPTH) for raw in pages] == python
-    assert python[-10:] == [513, 513, 513, 513, 10, 0, 0, 1, 2, 0]
+    assert [_assert_same_model(raw)[1] for raw in made] == [513, 513, 513, 513, 10, 0, 0, 1, 2, 0]
 
 
 def _assert_same_fingerprints(fast, slow, pydoc_texts: list[PageText], seed: int, share: float) -> None:
