@@ -939,6 +939,7 @@ typedef struct {
     uint32_t flags; /* of its name in its space */
     int space;      /* 0: HTML, 1: SVG, 2: MathML */
     int point;      /* an integration point */
+    int paragraphs; /* HTML <p> elements open up to this one (none: no paragraph to close) */
 } Open;
 /* The ids of a page's HTML names of at most 8 bytes as written, by those bytes: a page names
    few elements many times. */
@@ -986,8 +987,9 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     int own = space ? model_id(t->name, t->len, space) : t->id;
     uint32_t flags = model_flags_of(own);
     int point = (flags & M_INTEGRATION) || (space == 2 && html_encoding && t->id == ID[N_ANNOTATION]);
+    int paragraphs = (m->n > 0 && m->n <= m->cap ? m->open[m->n - 1].paragraphs : 0) + (!space && t->id == ID[N_P]);
     if (m->n < m->cap)
-        m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point};
+        m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point, paragraphs};
     m->n++; /* past cap only as the walk stops: the depth is what counts */
 }
 
@@ -1082,7 +1084,8 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         if (i >= 0)
             m->n = i;
     }
-    if (f & M_CLOSES_P)
+    top = model_top(m);
+    if ((f & M_CLOSES_P) && top && top->paragraphs)
         model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
     top = model_top(m);
     if ((f & M_HEADING) && top && (top->flags & M_HEADING)) {
@@ -1153,8 +1156,11 @@ static void model_end(Model *m, const Tag *t) {
     if (IS(t, N_BODY) || IS(t, N_HTML) || IS(t, N_BR) || IS(t, N_FORM))
         return;
     Rule own = {OWN_NAME, 0, 0};
-    if (IS(t, N_P))
-        model_close(m, own, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
+    top = model_top(m);
+    if (IS(t, N_P)) {
+        if (top && top->paragraphs)
+            model_close(m, own, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
+    }
     else if (IS(t, N_LI))
         model_close(m, own, (Rule){BY_FLAGS, 0, M_LIST_SCOPE}, t);
     else if (f & M_HEADING)
