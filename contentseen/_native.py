@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Iterator
 
 # Raised with every change of the C functions' arguments or results (``API`` in _speedups.c).
-API = 11
+API = 12
 
 speedups: ModuleType | None
 try:

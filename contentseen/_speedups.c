@@ -884,10 +884,12 @@ static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id]
 
 /* The HTML names the model tests one by one, and their ids (text._MODEL_NAMES holds them all). */
 enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
-       N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_COUNT };
+       N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_MGLYPH,
+       N_MALIGNMARK, N_COUNT };
 static const char *const model_literals[N_COUNT] = {
     "li", "dd", "dt", "p", "option", "optgroup", "ruby", "table", "template", "td", "th", "tr", "tbody", "thead",
-    "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg"};
+    "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg", "mglyph",
+    "malignmark"};
 static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
@@ -1056,6 +1058,10 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
     const Open *top = model_top(m);
     if (f & M_FORMATTING)
         m->unclosed++;
+    if (top && top->point && top->space == 2 && top->id != ID[N_ANNOTATION] && (IS(t, N_MGLYPH) || IS(t, N_MALIGNMARK))) {
+        model_push(m, t, 2, html_encoding); /* MathML's own, in its text integration points */
+        return 0;
+    }
     if (model_in_foreign(m)) {
         if (!(f & M_BREAKOUT) && !breaks) {
             if (!self_closed) /* SVG in MathML's annotation-xml is SVG */
@@ -2191,7 +2197,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 11) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 12) < 0) {
         Py_DECREF(m);
         return NULL;
     }

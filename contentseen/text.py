@@ -508,7 +508,8 @@ _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u"
 # SVG's and MathML's elements are named "svg:g", "math:mi" on the model's stack (an HTML element
 # of such a name is none of them). Their integration points, where HTML is read again: MathML's
 # text ones and SVG's (and MathML's annotation-xml of an HTML encoding, _HTML_ENCODINGS).
-_INTEGRATION = frozenset("math:mi math:mo math:mn math:ms math:mtext svg:foreignobject svg:desc svg:title".split())
+_TEXT_POINTS = frozenset("math:mi math:mo math:mn math:ms math:mtext".split())  # (where mglyph is MathML's)
+_INTEGRATION = _TEXT_POINTS | frozenset("svg:foreignobject svg:desc svg:title".split())
 _HTML_ENCODINGS = frozenset((b"text/html", b"application/xhtml+xml"))
 # The tree builder's special elements: an end tag of another name does not look past them for
 # its element, nor a list item or term for the one before it (but past address, div and p,
@@ -548,7 +549,7 @@ _MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _I
                _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS))
 _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
     "li dd dt p option optgroup ruby table template td th tr tbody thead tfoot caption colgroup body html br form select "
-    "annotation-xml svg".split()))  # and those it tests one by one
+    "annotation-xml svg mglyph malignmark".split()))  # and those it tests one by one
 if _speedups is not None:
     _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)
                                        for n in _MODEL_NAMES])
@@ -794,6 +795,9 @@ class _StackModel:
         an HTML encoding); whether it is of a raw-text element (its text to be skipped)."""
         if name in _FORMATTING:
             self.unclosed += 1
+        if self.points and self.points[-1] and name in ("mglyph", "malignmark") and self.names[-1] in _TEXT_POINTS:
+            self._push(name, "math")  # MathML's own, in its text integration points
+            return False
         if self._in_foreign():
             if name not in _BREAKOUT and not breaks:
                 if not self_closed:  # SVG in MathML's annotation-xml is SVG

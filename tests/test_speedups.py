@@ -194,7 +194,8 @@ _DEPTH_PIECES = [b"<", b"</", b">", b"/>", b"/", b'"', b" ", b"x", b"<!--", b"--
                  b"</custom-el>", b'<div title="<b">', b"<img/>", b"<span>", b"</span>", b"<pre>", b"<summary>",
                  b"<summary/>", b"<font>", b"<font color=red>", b"<FONT SIZE=2>", b"<font x='size'>", b"<desc>",
                  b"<mtext>", b"<xmp>", b"</xmp>", b"<annotation-xml encoding='text/html'>", b'<annotation-xml ENCODING="x">',
-                 b"</annotation-xml>", b"</desc>", b"<nav/>", b"</nav>", b"</noscript>", b"</summary>", b"</mi>"]
+                 b"</annotation-xml>", b"</desc>", b"<nav/>", b"</nav>", b"</noscript>", b"</summary>", b"</mi>",
+                 b"<mglyph>", b"<malignmark/>", b"<mo>"]
 
 
 @needs_build
