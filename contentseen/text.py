@@ -534,6 +534,7 @@ _CELL_ENDS = {"td": frozenset(("td", "th")), "th": frozenset(("td", "th")), "tr"
               "thead": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th")),
               "tfoot": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th"))}
 _SCAN = 64  # elements a close looks through; past them it closes nothing
+_KEPT_OPEN = frozenset(("body", "html", "br", "form"))  # by their end tags
 # Foreign content, where "/>" does close an element; in it, the start tags that leave it (the
 # tree builder then closes the foreign elements).
 _FOREIGN = frozenset(("svg", "math"))
@@ -657,6 +658,7 @@ _ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIB
 _ATTRIBUTE_PAIRS = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
                               + rb"""*+(?:"([^"]*+)"?|'([^']*+)'?|([^\t\n\f\r >]*+)))?""")  # and values
 _COST_CAP = (2**63 - 1) // 4  # as the C function caps its sums
+_AFTER_ATTRIBUTE = b"\t\n\f\r /\"'"  # what an attribute but a tag's first follows
 
 
 def _costly(n: int) -> int:
@@ -684,15 +686,17 @@ def _tag_model(raw: bytes) -> tuple[int, int]:
     model, pos, size = _StackModel(), 0, len(raw)
     cost = html_attributes = body_attributes = select_tags = 0
     in_select = False
-    while model.depth() <= MAX_DEPTH and (pos := raw.find(b"<", pos)) >= 0:
+    while len(model.names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and (pos := raw.find(b"<", pos)) >= 0:
         m = _TOKENIZED_TAG.match(raw, pos)
         if m is None:
             pos = _markup_end(raw, pos)
             continue
         pos = m.end()
         closing, name, area = m.group(1), m.group(2).lower().decode("latin-1"), m.group(3)
-        # an attribute takes two bytes at least: a shorter area cannot hold more than _COSTLY
-        attributes = len(_ATTRIBUTES.findall(area)) if len(area) > 2 * _COSTLY or name in ("html", "body") else 0
+        # each attribute but the first starts after a blank, "/" or a quote: fewer of those than
+        # _COSTLY, and the tag holds no more attributes than count
+        attributes = (len(_ATTRIBUTES.findall(area)) if name in ("html", "body") or (
+            len(area) > 2 * _COSTLY and len(area) - len(area.translate(None, _AFTER_ATTRIBUTE)) >= _COSTLY) else 0)
         if name == "select":
             cost += _costly(select_tags) if in_select else 0
             in_select, select_tags = not closing, 0
@@ -754,6 +758,7 @@ class _StackModel:
         self.spaces: list[str] = []  # per open element: "svg", "math", or "" (HTML)
         self.points: list[bool] = []  # per open element: whether it is an integration point
         self.unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
+        self.paragraphs = 0  # HTML <p> elements open (none: no paragraph to close)
 
     def depth(self) -> int:
         return max(len(self.names), self.unclosed)
@@ -763,8 +768,11 @@ class _StackModel:
         self.names.append(named)
         self.spaces.append(space)
         self.points.append(named in _INTEGRATION or (named == "math:annotation-xml" and html))
+        self.paragraphs += named == "p"
 
     def _pop_to(self, i: int) -> None:
+        if self.paragraphs:
+            self.paragraphs -= self.names[i:].count("p")
         del self.names[i:], self.spaces[i:], self.points[i:]
 
     def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
@@ -817,7 +825,7 @@ class _StackModel:
             self._close(lambda n: n == "li", lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
         elif name in ("dd", "dt"):
             self._close(lambda n: n in ("dd", "dt"), lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
-        if name in _CLOSES_P:
+        if name in _CLOSES_P and self.paragraphs:
             self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
         names = self.names
         if name in _HEADINGS and names and names[-1] in _HEADINGS:
@@ -852,6 +860,9 @@ class _StackModel:
         if name in _FORMATTING:
             self.unclosed = max(0, self.unclosed - 1)
         names, spaces = self.names, self.spaces
+        if names and names[-1] == (f"{spaces[-1]}:{name}" if spaces[-1] else name) and name not in _KEPT_OPEN:
+            self._pop_to(len(names) - 1)  # the current element's end tag: every rule closes it
+            return
         if names and spaces[-1]:
             if name in ("br", "p"):  # they leave SVG and MathML too
                 self._leave_foreign()
@@ -865,10 +876,11 @@ class _StackModel:
                         break
                 else:
                     return  # past _SCAN: nothing closes
-        if name in ("body", "html", "br", "form"):
+        if name in _KEPT_OPEN:
             return
         if name == "p":
-            self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
+            if self.paragraphs:
+                self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
         elif name == "li":
             self._close(lambda n: n == "li", _LIST_SCOPE.__contains__)
         elif name in _HEADINGS:
