@@ -7,7 +7,8 @@ sides read the same bytes: pydoc prints object addresses) and, from the first 30
 a truncated copy and a copy with a self-closed ``<iframe/>`` after ``<body>``, one digest of
 ``Extractor.texts``, ``html_title`` and ``PageFingerprinter.of_html`` under three schemes
 (default, ``extract="body"``, 128 bits). Each side runs in a process of its own, importing
-contentseen from its own tree; the differing pages are listed.
+contentseen from its own tree (the revision's C speedups built in it first); the differing
+pages are listed.
 
     python3 benchmarks/same_output.py --against b8bb79a      # a git revision, checked out aside
     python3 benchmarks/same_output.py --python-only           # this tree with and without the C speedups
@@ -100,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.against:
             other = tmp_path / "other"
             subprocess.run(["git", "worktree", "add", "-q", "--detach", str(other), args.against], cwd=REPO, check=True)
+            # its own C speedups, as this checkout has them: else it would run without them, and
+            # the two ways' differences would count as the change's
+            subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=other, check=True,
+                           capture_output=True)
         try:
             only = args.fingerprints_only
             run_side(REPO, args.root, pydoc_dir, False, tmp_path / "this.txt", only)

@@ -98,8 +98,14 @@ class CopyWeights:
 
     def __init__(self, copy_tree: LexborHTMLParser, body, in_bytes: bool) -> None:
         self._tree = copy_tree  # its nodes need it alive
-        self._copies = {body.mem_id: copy_tree.body}
+        self._copies = {body.mem_id: self.copy_of(copy_tree, body)}
         self._in_bytes = in_bytes
+
+    @staticmethod
+    def copy_of(copy_tree: LexborHTMLParser, body):
+        """``body``'s copy: the copy's body, or its root where ``body`` is the root (a frameset
+        document's, text.Extractor.texts)."""
+        return copy_tree.root if body.tag == "html" else copy_tree.body
 
     def of(self, node) -> tuple[int, int]:
         copy = self._copies[node.mem_id]
@@ -160,7 +166,7 @@ def weigher(tree: LexborHTMLParser, body, in_bytes: bool) -> Weigher | None:
     if in_bytes and _LEXBOR_BOUND and _speedups is not None:
         return TreeWeights(_speedups.tree_weights(body.mem_id))
     copy_tree = linkless_copy(tree)
-    if copy_tree.body is None:
+    if CopyWeights.copy_of(copy_tree, body) is None:
         return None
     return CopyWeights(copy_tree, body, in_bytes)
 
