@@ -485,7 +485,6 @@ def _kind(node) -> tuple:
 
 
 _LT, _SLASH = ord("<"), ord("/")
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr "
                   "basefont bgsound frame keygen".split())
 _NAME_BYTES = 4  # of a tag name, enough to tell void elements (frameset counts as frame)
