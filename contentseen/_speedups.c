@@ -745,11 +745,15 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* The cost of the tree builder's quadratic work (tag_model): a count's square, past COSTLY. */
-#define COSTLY 16
+/* The tree builder's walk (tag_model, text._tag_model): tags read as the tokenizer reads them,
+   its stack of open elements followed, the counts it reads in quadratic time summed. */
+
 /* tag_class[c]: what the tokenizer makes of a byte in a tag: a blank, "/", ">", "=" */
 enum { TAG_BLANK = 1, TAG_SLASH = 2, TAG_GT = 4, TAG_EQUALS = 8 };
 static uint8_t tag_class[256];
+
+/* A count's share of the quadratic work: its square, past COSTLY (text._costly; capped). */
+#define COSTLY 16
 static inline int64_t costly(int64_t n) { return n > COSTLY ? (n > 3037000499LL ? INT64_MAX / 4 : n * n) : 0; }
 
 /* The end of the run of bytes from ``q`` (before ``end``) whose class has none of ``stop``. */
@@ -779,6 +783,7 @@ static int same_name(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_
     return 1;
 }
 
+/* Whether a name is ``lower`` (ASCII case folded). */
 static inline int name_eq(const uint8_t *name, size_t len, const char *lower) {
     return same_name(name, len, (const uint8_t *)lower, strlen(lower));
 }
