@@ -522,3 +522,16 @@ def test_simhash_refuses_arrays_that_do_not_fit():
     with pytest.raises(ValueError, match="bad table"):
         speedups.simhash(table, 65, 65536, stop, _LOG_WEIGHTS, 1, QUANTUM, 0, ())
     assert speedups.simhash(table, 64, 65536, stop, _LOG_WEIGHTS, 1, QUANTUM, 0, ()) == (0, 0)
+
+
+@needs_build
+def test_a_frameset_page_is_narrowed_alike_both_ways():
+    # Its "body" is its root: the copy without links was weighed from a body it lacks, and the
+    # Python way took the whole root for the content where the C walk narrowed it.
+    html = ("<html><head><title>Manual</title></head>\n\n<frameset cols='26%,74%'>\n<frame src='toc.html'>\n"
+            "<frame src='cover.html'>\n</frameset>\n<noframes>\n<h2>The user manual</h2>\n\n"
+            "<a href='toc.html'>Its table of contents</a></noframes>\n\n</html>")
+    fast = text_module.Extractor().texts(html)
+    with left_out():
+        slow = text_module.Extractor().texts(html)
+    assert fast == slow
