@@ -1001,7 +1001,7 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
 }
 
 /* What a search matches or stops at (text._StackModel._find's predicates). */
-typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT } Test;
+typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT, TABLE_CONTEXT, TABLE_SCOPE } Test;
 typedef struct {
     Test test;
     int which;      /* BY_NAME: an HTML element of the name N_... */
@@ -1022,6 +1022,10 @@ static inline int rule_holds(const Rule *r, const Open *o, const Tag *t) {
         return 0;
     case SPECIAL_NOT:
         return (o->flags & M_SPECIAL) && !(o->flags & r->flags);
+    case TABLE_CONTEXT: /* where a table part is read: a table, or a template */
+        return html_is(o, N_TABLE) || html_is(o, N_TEMPLATE);
+    case TABLE_SCOPE: /* where a table part's scope ends */
+        return html_is(o, N_HTML) || html_is(o, N_TABLE) || html_is(o, N_TEMPLATE);
     }
     return 0;
 }
@@ -1107,12 +1111,8 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         while ((top = model_top(m)) && (top->flags & M_RUBY_PART))
             m->n--;
     } else if (f & M_CELL) {
-        Py_ssize_t table = -1, top_i = m->n < m->cap ? m->n : m->cap;
-        for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--)
-            if (html_is(&m->open[i], N_TABLE) || html_is(&m->open[i], N_TEMPLATE)) {
-                table = i;
-                break;
-            }
+        Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
+        Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
         if (table < 0)
             return 0; /* outside a table: ignored */
         if (html_is(&m->open[table], N_TABLE)) {
@@ -1180,19 +1180,9 @@ static void model_end(Model *m, const Tag *t) {
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL | M_SCOPE}, t);
     else if (IS(t, N_SELECT))
         model_close(m, own, (Rule){NOT_OPTION, 0, 0}, t);
-    else if ((f & M_CELL) || IS(t, N_TABLE) || IS(t, N_CAPTION) || IS(t, N_COLGROUP)) {
-        /* table scope: stops at html, table and template, unless of this name */
-        Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
-        for (Py_ssize_t i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
-            const Open *o = &m->open[i];
-            if (!o->space && named_as(o, t)) {
-                m->n = i;
-                return;
-            }
-            if (html_is(o, N_HTML) || html_is(o, N_TABLE) || html_is(o, N_TEMPLATE))
-                return;
-        }
-    } else if (IS(t, N_TEMPLATE))
+    else if ((f & M_CELL) || IS(t, N_TABLE) || IS(t, N_CAPTION) || IS(t, N_COLGROUP))
+        model_close(m, own, (Rule){TABLE_SCOPE, 0, 0}, t);
+    else if (IS(t, N_TEMPLATE))
         model_close(m, own, (Rule){NOTHING, 0, 0}, t);
     else if (f & M_SPECIAL)
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SCOPE}, t);

@@ -534,6 +534,8 @@ _CELL_ENDS = {"td": frozenset(("td", "th")), "th": frozenset(("td", "th")), "tr"
               "tfoot": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th"))}
 _SCAN = 64  # elements a close looks through; past them it closes nothing
 _KEPT_OPEN = frozenset(("body", "html", "br", "form"))  # by their end tags
+_TABLE_CONTEXT = frozenset(("table", "template"))  # where a table part is read
+_TABLE_SCOPE = _TABLE_CONTEXT | {"html"}  # where a table part's scope ends
 # Foreign content, where "/>" does close an element; in it, the start tags that leave it (the
 # tree builder then closes the foreign elements).
 _FOREIGN = frozenset(("svg", "math"))
@@ -835,7 +837,7 @@ class _StackModel:
             while names and names[-1] in _RUBY_PARTS:
                 self._pop_to(len(names) - 1)
         elif name in _CELL_ENDS:
-            table = self._find(lambda n: n in ("table", "template"), lambda n: False)
+            table = self._find(_TABLE_CONTEXT.__contains__, lambda n: False)
             if table < 0:
                 return False  # outside a table: ignored
             if names[table] == "table":
@@ -889,7 +891,7 @@ class _StackModel:
         elif name == "select":
             self._close(lambda n: n == "select", lambda n: n not in ("option", "optgroup"))
         elif name in _CELL_ENDS or name in ("table", "caption", "colgroup"):
-            self._close(lambda n: n == name, lambda n: n in ("html", "table", "template") and n != name)
+            self._close(lambda n: n == name, _TABLE_SCOPE.__contains__)
         elif name == "template":
             self._close(lambda n: n == "template", lambda n: False)
         elif name in _SPECIAL:
