@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Iterator
 
 # Raised with every change of the C functions' arguments or results (``API`` in _speedups.c).
-API = 12
+API = 13
 
 speedups: ModuleType | None
 try:

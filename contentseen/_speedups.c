@@ -788,10 +788,28 @@ static inline int name_eq(const uint8_t *name, size_t len, const char *lower) {
     return same_name(name, len, (const uint8_t *)lower, strlen(lower));
 }
 
+/* The names whose elements or attributes text.Extractor queries (text._MARKED_NAMES,
+   _MARKED_ATTRIBUTE_NAMES), given by tag_names: bit j of a page's marks is the j-th of the
+   elements, then of the attributes. */
+#define MARKS 16
+#define MARK_BYTES 16
+static char mark_attributes[MARKS][MARK_BYTES];
+static size_t mark_lengths[MARKS], n_mark_attributes = 0, n_mark_elements = 0;
+
+/* The mark of an attribute name (ASCII case folded), 0 for one not queried. */
+static inline uint32_t attribute_mark(const uint8_t *name, size_t len) {
+    for (size_t j = 0; j < n_mark_attributes; j++)
+        if (mark_lengths[j] == len && same_name(name, len, (const uint8_t *)mark_attributes[j], len))
+            return 1u << (n_mark_elements + j);
+    return 0;
+}
+
 /* One tag read as the tokenizer reads it, from the byte after "<" or "</": its name, attributes
-   and whether it ends "/>"; returns where it ends. As text._TOKENIZED_TAG. */
+   and whether it ends "/>", and the marks of its attributes' names; returns where it ends. As
+   text._TOKENIZED_TAG. */
 static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
-                               int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding) {
+                               int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding,
+                               uint32_t *marks) {
     *name = q;
     q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
     *name_len = (size_t)(q - *name);
@@ -799,6 +817,7 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
     *self_closed = 0;
     *font_breaks = 0;
     *html_encoding = 0;
+    *marks = 0;
     int font = name_eq(*name, *name_len, "font"), annotation = name_eq(*name, *name_len, "annotation-xml");
     int encoding_seen = 0;
     for (;;) {
@@ -814,6 +833,7 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
         const uint8_t *attribute = q;
         q = tag_run(q + 1, end, TAG_BLANK | TAG_SLASH | TAG_GT | TAG_EQUALS);
         (*attributes)++;
+        *marks |= attribute_mark(attribute, (size_t)(q - attribute));
         if (font && (name_eq(attribute, (size_t)(q - attribute), "color") || name_eq(attribute, (size_t)(q - attribute), "face") ||
                      name_eq(attribute, (size_t)(q - attribute), "size")))
             *font_breaks = 1;
@@ -854,6 +874,7 @@ enum {
 #define MODEL_SLOTS 1024    /* the names by a hash of their bytes: index + 1, 0 empty */
 static char model_names[MODEL_NAMES][MODEL_NAME_BYTES];
 static uint32_t model_flags[MODEL_NAMES];
+static uint32_t model_marks[MODEL_NAMES]; /* of an element's name: its bit of a page's marks */
 static int16_t model_slots[MODEL_SLOTS];
 static Py_ssize_t n_model_names = 0;
 static const char *const model_spaces[] = {"", "svg:", "math:"};
@@ -898,15 +919,19 @@ static const char *const model_literals[N_COUNT] = {
 static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
-    PyObject *names, *flags;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &names, &PyList_Type, &flags))
+    PyObject *names, *flags, *elements, *attributes;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyList_Type, &names, &PyList_Type, &flags, &PyList_Type, &elements,
+                          &PyList_Type, &attributes))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(names);
-    if (n > MODEL_NAMES || PyList_GET_SIZE(flags) != n) {
-        PyErr_SetString(PyExc_ValueError, "tag_names: too many names, or not one flag a name");
+    Py_ssize_t n = PyList_GET_SIZE(names), n_elements = PyList_GET_SIZE(elements),
+               n_attributes = PyList_GET_SIZE(attributes);
+    if (n > MODEL_NAMES || PyList_GET_SIZE(flags) != n || n_elements + n_attributes > MARKS) {
+        PyErr_SetString(PyExc_ValueError, "tag_names: too many names or marks, or not one flag a name");
         return NULL;
     }
     n_model_names = 0;
+    n_mark_elements = n_mark_attributes = 0;
+    memset(model_marks, 0, sizeof(model_marks));
     memset(model_slots, 0, sizeof(model_slots));
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t len;
@@ -934,6 +959,35 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
+    for (Py_ssize_t j = 0; j < n_elements; j++) {
+        Py_ssize_t len;
+        const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(elements, j), &len);
+        if (!name)
+            return NULL;
+        int id = model_id((const uint8_t *)name, (size_t)len, 0);
+        if (id < 0) {
+            memset(model_slots, 0, sizeof(model_slots));
+            PyErr_Format(PyExc_ValueError, "tag_names: the marked %s is not among the names", name);
+            return NULL;
+        }
+        model_marks[id] = 1u << j;
+    }
+    for (Py_ssize_t j = 0; j < n_attributes; j++) {
+        Py_ssize_t len;
+        const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(attributes, j), &len);
+        if (!name)
+            return NULL;
+        if (len < 1 || len >= MARK_BYTES) {
+            memset(model_slots, 0, sizeof(model_slots));
+            PyErr_SetString(PyExc_ValueError, "tag_names: a marked attribute of 1 to 15 bytes");
+            return NULL;
+        }
+        memset(mark_attributes[j], 0, MARK_BYTES);
+        memcpy(mark_attributes[j], name, (size_t)len);
+        mark_lengths[j] = (size_t)len;
+    }
+    n_mark_elements = (size_t)n_elements;
+    n_mark_attributes = (size_t)n_attributes;
     n_model_names = n;
     Py_RETURN_NONE;
 }
@@ -1221,8 +1275,9 @@ static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     return p + 1;
 }
 
-/* tag_model(raw, most) -> (cost, depth): text._tag_model's figures, the walk stopping once the
-   depth passes ``most``. */
+/* tag_model(raw, most) -> (cost, depth, marks): text._tag_model's figures, the walk stopping once
+   the depth passes ``most``; and the marks (tag_names) of the names of the start tags it read and
+   of their attributes. */
 static PyObject *tag_model(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t most;
@@ -1244,6 +1299,7 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     m->open = open;
     m->cap = most + 8;
     int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
+    uint32_t marks = 0;
     const uint8_t *p = buf.buf, *end = p + buf.len;
     Py_BEGIN_ALLOW_THREADS
     while (model_depth(m) <= most && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
@@ -1258,8 +1314,11 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
         size_t len;
         int64_t attributes;
         int self_closed, breaks, html_encoding;
-        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding);
+        uint32_t tag_marks;
+        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding, &tag_marks);
         Tag t = {name, len, model_html_id(m, name, len)};
+        if (!closing)
+            marks |= tag_marks | (t.id >= 0 ? model_marks[t.id] : 0);
         /* the quadratic work: attributes of a tag, of all <html> and all <body> tags, tags of a select */
         if (IS(&t, N_SELECT)) {
             if (in_select)
@@ -1299,7 +1358,8 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     PyMem_RawFree(open);
     PyMem_RawFree(m);
     PyBuffer_Release(&buf);
-    return Py_BuildValue("(LL)", (long long)(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4), (long long)depth);
+    return Py_BuildValue("(LLk)", (long long)(cost < INT64_MAX / 4 ? cost : INT64_MAX / 4), (long long)depth,
+                         (unsigned long)marks);
 }
 
 /* A tag name's key, as text._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
@@ -2151,8 +2211,8 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
-    {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags): the element names text._StackModel knows, and its flags of each."},
-    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most) -> (cost, depth): text._tag_model's figures."},
+    {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags, marked_elements, marked_attributes): the element names text._StackModel knows, its flags of each, and the names whose marks tag_model gives."},
+    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most) -> (cost, depth, marks): text._tag_model's figures."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
@@ -2192,7 +2252,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 12) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 13) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -61,6 +61,7 @@ characters of a page are read.
 
 from __future__ import annotations
 
+import functools
 import html as htmllib
 import math
 import re
@@ -89,7 +90,7 @@ _INVISIBLE_NAMES = ("script", "style", "noscript", "template", "svg", "math", "i
 # contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
 # (Its elements by name, too, only those whose start tags the page holds.)
 _MARKED_NAMES = ("main", "article", "nav", "header", "footer", "aside")
-_MARKED_ATTRIBUTES = "[role], [hidden], [aria-hidden]"
+_MARKED_ATTRIBUTE_NAMES = ("role", "hidden", "aria-hidden")
 _MAIN_TAGS = frozenset(("main", "article"))
 _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
@@ -217,7 +218,7 @@ class Extractor:
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
-        html, utf8, deep, names = _prepared(html[:MAX_HTML_CHARS])
+        html, utf8, deep, names, marks = _prepared(html[:MAX_HTML_CHARS])
         if deep:
             text = flat_text(html)
             return PageText(text, text, flat=True)
@@ -241,8 +242,8 @@ class Extractor:
         if self.mode == "body":
             return PageText(whole, whole)
         mains, boilerplate = [], []
-        named = _named(_MARKED_NAMES, names)
-        for node in root.css(f"{named}, {_MARKED_ATTRIBUTES}" if named else _MARKED_ATTRIBUTES):
+        marked = _marked_query(names, marks)
+        for node in root.css(marked) if marked else ():
             attrs = node.attributes
             if node.tag in _MAIN_TAGS or attrs.get("role") == "main":
                 mains.append(node)
@@ -554,15 +555,16 @@ _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
     "annotation-xml svg mglyph malignmark".split()))  # and those it tests one by one
 if _speedups is not None:
     _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)
-                                       for n in _MODEL_NAMES])
+                                       for n in _MODEL_NAMES], list(_MARKED_NAMES), list(_MARKED_ATTRIBUTE_NAMES))
 
 
-def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, frozenset[int]]:
+def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, frozenset[int], int | None]:
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
     ``html`` holds lone surrogates, which it drops), whether the tree builder would read it in
     quadratic time (``_tag_model``: nested deeper than ``MAX_DEPTH``, or past ``COST_BUDGET``;
-    then it is not parsed), and the name keys of its start tags. One scan of the
+    then it is not parsed), the name keys of its start tags, and the marks of the names and
+    attributes its start tags hold (``_tag_model``; None when it was not walked). One scan of the
     tags (``_tag_scan``) counts them and finds the names: a self-closed element is looked for
     only at tags of such a name, so a page without one costs nothing more; a page of at most
     ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly.
@@ -581,9 +583,9 @@ def _prepared(html: str, close: bool = True) -> tuple[str, bytes | None, bool, f
         return _prepared(_close_raw_text(html), close=False)
     # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
     if tags <= MAX_DEPTH and len(raw) <= 4096:
-        return html, utf8, False, names
-    cost, depth = _tag_model(raw)
-    return html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names
+        return html, utf8, False, names, None
+    cost, depth, marks = _tag_model(raw)
+    return html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names, marks
 
 
 def _tag_scan(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
@@ -610,6 +612,23 @@ def _tag_scan_numpy(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
     starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
     letter = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z"))
     return len(lt), starts, frozenset(keys[letter & ~end].tolist())
+
+
+def _marked_query(keys: frozenset[int], marks: int | None) -> str:
+    """The selector list of the elements that mark a page's main content or its boilerplate (its
+    ``_MARKED_NAMES`` and ``_MARKED_ATTRIBUTE_NAMES``): those of its ``marks`` (``_tag_model``);
+    without them, the names its tag ``keys`` can be (``_named``) and every attribute. Empty: the
+    page holds none. (An attribute lexbor does not know by heart costs it a comparison of names
+    at every element: ``[hidden]`` alone was 0.07 ms of a python-doc page.)"""
+    if marks is None:
+        return ", ".join(filter(None, (_named(_MARKED_NAMES, keys), *(f"[{a}]" for a in _MARKED_ATTRIBUTE_NAMES))))
+    return _marked_by(marks)
+
+
+@functools.lru_cache(maxsize=1 << (len(_MARKED_NAMES) + len(_MARKED_ATTRIBUTE_NAMES)))
+def _marked_by(marks: int) -> str:
+    return ", ".join(n if n in _MARKED_NAMES else f"[{n}]"
+                     for j, n in enumerate(_MARKED_NAMES + _MARKED_ATTRIBUTE_NAMES) if marks >> j & 1)
 
 
 def _named(names: tuple[str, ...], keys: frozenset[int]) -> str:
@@ -666,9 +685,9 @@ def _costly(n: int) -> int:
     return n * n if n > _COSTLY else 0
 
 
-def _tag_model(raw: bytes) -> tuple[int, int]:
+def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
     """What lexbor's tree builder does on ``raw`` (UTF-8 HTML) in time quadratic in its length, as
-    ``(cost, depth)``; the markup read as the tokenizer reads it (tags as ``_TOKENIZED_TAG``: a
+    ``(cost, depth, marks)``; the markup read as the tokenizer reads it (tags as ``_TOKENIZED_TAG``: a
     tag inside another's quoted value is none; comments, doctypes, bogus comments and raw text
     skipped where it skips them). In C when built (``_speedups.tag_model``: the same figures).
 
@@ -681,6 +700,13 @@ def _tag_model(raw: bytes) -> tuple[int, int]:
     ``<html>`` tags' attributes together and of all ``<body>`` tags' (merged into one element
     each), and of the start tags in each ``<select>`` (up to its end tag or the next
     ``<select>``), each counted only past ``_COSTLY``.
+
+    *marks*, in C only (None in Python, where reading every tag's attributes would cost more than
+    the query it spares): bit j is set when a start tag the walk read is named the j-th of
+    ``_MARKED_NAMES``, or (j past those) holds an attribute named the next of
+    ``_MARKED_ATTRIBUTE_NAMES``. The walk reads every tag the tokenizer reads (and, in raw text
+    that the tokenizer's escapes prolong or in CDATA, more), so a page without a bit holds no
+    such element or attribute.
     """
     if _speedups is not None:
         return _speedups.tag_model(raw, MAX_DEPTH)
@@ -718,7 +744,7 @@ def _tag_model(raw: bytes) -> tuple[int, int]:
             end = re.compile(rb"</" + re.escape(m.group(2)) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
             pos = end.start() if end is not None else size
     cost += _costly(html_attributes) + _costly(body_attributes) + (_costly(select_tags) if in_select else 0)
-    return min(cost, _COST_CAP), model.depth()
+    return min(cost, _COST_CAP), model.depth(), None
 
 
 def _html_encoding(area: bytes) -> bool:
@@ -931,7 +957,7 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    html, utf8, deep, _ = _prepared(html[:MAX_HTML_CHARS])
+    html, utf8, deep, _, _ = _prepared(html[:MAX_HTML_CHARS])
     if deep:
         lower = html.lower()
         start = lower.find("<title")

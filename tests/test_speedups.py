@@ -163,8 +163,8 @@ def test_tag_model_costs_on_any_markup(pieces):
 def _assert_same_model(raw: bytes) -> tuple[int, int]:
     """C's (cost, depth) of ``raw`` are Python's."""
     with left_out():
-        python = text_module._tag_model(raw)
-    assert speedups.tag_model(raw, text_module.MAX_DEPTH) == python, raw[:200]
+        python = text_module._tag_model(raw)[:2]
+    assert speedups.tag_model(raw, text_module.MAX_DEPTH)[:2] == python, raw[:200]
     return python
 
 
@@ -535,3 +535,43 @@ def test_a_frameset_page_is_narrowed_alike_both_ways():
     with left_out():
         slow = text_module.Extractor().texts(html)
     assert fast == slow
+
+
+_MARKS = text_module._MARKED_NAMES + text_module._MARKED_ATTRIBUTE_NAMES
+# The marked names and attributes, in places where the tokenizer reads them and where it does not.
+_MARK_PIECES = _DEPTH_PIECES + [b"<main>", b"<ARTICLE ", b"<nav ", b"<header>", b"<head>", b"<footer/>", b"</aside>",
+                                b"<aside", b" role=x", b" ROLE", b' hidden="', b" aria-hidden=true", b" Aria-Hidden",
+                                b" title=role", b"<p", b"<![CDATA[", b"]]>", b"<noscript>", b"<iframe>", b"</iframe>"]
+
+
+def _marks_of(raw: bytes) -> set[str]:
+    """The marked names and attributes lexbor's tree of ``raw`` holds (template contents aside,
+    which no query of the tree meets)."""
+    tree = LexborHTMLParser(raw)
+    return {n for n in _MARKS if tree.root is not None and tree.root.css(n if n in text_module._MARKED_NAMES else f"[{n}]")}
+
+
+def _marked(raw: bytes) -> set[str]:
+    marks = speedups.tag_model(raw, text_module.MAX_DEPTH)[2]
+    return {n for j, n in enumerate(_MARKS) if marks >> j & 1}
+
+
+@needs_build
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_MARK_PIECES), max_size=600))
+def test_tag_model_marks_every_marked_element_and_attribute_the_tree_holds(pieces):
+    raw = b"".join(pieces)
+    if speedups.tag_model(raw, text_module.MAX_DEPTH)[1] <= text_module.MAX_DEPTH:  # else never parsed
+        assert _marks_of(raw) <= _marked(raw), raw[:300]
+
+
+@needs_build
+def test_tag_model_marks_what_the_tokenizer_reads():
+    assert _marked(b"<html><head><title>t</title></head><body><div class=x id=y>z</div>") == set()
+    assert _marked(b"<header>x</header><MAIN Role=main><p HIDDEN>y<b aria-hidden=true>") == {
+        "header", "main", "role", "hidden", "aria-hidden"}
+    # in raw text, comments and quoted values, in end tags, or only a name's start: none
+    assert _marked(b"<script><nav role=x></script><!-- <main> --><div title='<article hidden>'></footer x role>"
+                   b"<aside-x><p data-role=x title=hidden>") == set()
+    for raw in pydoc_pages(30).values():
+        assert _marks_of(raw) <= _marked(raw)
