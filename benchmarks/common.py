@@ -1,10 +1,13 @@
-"""Pieces the fingerprint benchmarks share: sizes, planted bit flips, the printed table."""
+"""Pieces the benchmarks share: sizes, planted bit flips, the printed table, the best of passes,
+the Python documentation's pages."""
 
 from __future__ import annotations
 
 import time
 
 import numpy as np
+
+PYTHON_DOC = "/usr/share/doc/python3.*/html/**/*.html"  # python3.X-doc; python3-foo/html are other packages
 
 
 def parse_size(text: str) -> int:
@@ -46,3 +49,13 @@ def timed(fn, args: list) -> tuple[list, np.ndarray, float]:
         lat[i] = clock() - t
     return out, lat, (clock() - start) / 1e9
 
+
+def best(fn, items: list, repeat: int) -> float:
+    """Seconds per item of ``fn``, best of ``repeat`` passes over all items."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for x in items:
+            fn(x)
+        times.append((time.perf_counter() - t) / len(items))
+    return min(times)

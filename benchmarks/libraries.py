@@ -96,7 +96,7 @@ def main() -> int:
     from selectolax.lexbor import LexborHTMLParser
 
     from htmlcorpus import pydoc_pages
-    from middleware import PYTHON_DOC, best
+    from common import PYTHON_DOC, best
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=200, help="pydoc pages (default %(default)s)")

@@ -35,12 +35,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import print_table  # noqa: E402
+from common import PYTHON_DOC, best, print_table  # noqa: E402
 from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from contentseen import blas  # noqa: E402
-from contentseen._native import left_out  # noqa: E402
+from contentseen.pure_python import left_out  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
 from contentseen.engine import Engine, _host, second_look  # noqa: E402
@@ -49,19 +49,7 @@ from contentseen.text import decode_html  # noqa: E402
 
 CTYPE = "text/html; charset=utf-8"
 URL = "http://host/"  # every page's, as on one host
-PYTHON_DOC = "/usr/share/doc/python3.*/html/**/*.html"  # python3.X-doc; python3-foo/html are other packages
 SIZE_BUCKETS = [(0, 8), (8, 16), (16, 32), (32, 64), (64, 128), (128, 1 << 20)]  # KiB
-
-
-def best(fn, items: list, repeat: int) -> float:
-    """Seconds per item of ``fn``, best of ``repeat`` passes over all items."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for x in items:
-            fn(x)
-        times.append((time.perf_counter() - t) / len(items))
-    return min(times)
 
 
 def store_seconds(pf, bodies: list[bytes], repeat: int) -> float:

@@ -51,7 +51,7 @@ def digests(root: str, pydoc_dir: Path, python_only: bool, fingerprints_only: bo
     from contentseen.fingerprints import Scheme
 
     if python_only:  # this tree's own switch (a revision checked out aside never runs without them)
-        from contentseen._native import left_out
+        from contentseen.pure_python import left_out
 
         switch = left_out()
     else:

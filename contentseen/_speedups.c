@@ -37,12 +37,12 @@
 
    line_keys(text, min_chars) keys the long lines of a text as contentseen.templates._keys does.
 
-   nonblank(text) counts the characters of a str that are not blank, as text._nonblank, and
-   weigh(text) their UTF-8 bytes, as text._chars.
+   nonblank(text) counts the characters of a str that are not blank, as weights.nonblank, and
+   weigh(text) their UTF-8 bytes, as weights.chars.
 
    tag_scan(raw, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
-   text._prepared's numpy scan does: see tag_scan below; tag_model(raw, most) follows the tree
-   builder's stack of open elements and reckons its quadratic work as text._tag_model does.
+   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most) follows the tree
+   builder's stack of open elements and reckons its quadratic work as markup._tag_model does.
 
    Nothing here allocates more than a constant times the input's length. */
 
@@ -745,14 +745,14 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* The tree builder's walk (tag_model, text._tag_model): tags read as the tokenizer reads them,
+/* The tree builder's walk (tag_model, markup._tag_model): tags read as the tokenizer reads them,
    its stack of open elements followed, the counts it reads in quadratic time summed. */
 
 /* tag_class[c]: what the tokenizer makes of a byte in a tag: a blank, "/", ">", "=" */
 enum { TAG_BLANK = 1, TAG_SLASH = 2, TAG_GT = 4, TAG_EQUALS = 8 };
 static uint8_t tag_class[256];
 
-/* A count's share of the quadratic work: its square, past COSTLY (text._costly; capped). */
+/* A count's share of the quadratic work: its square, past COSTLY (markup._costly; capped). */
 #define COSTLY 16
 static inline int64_t costly(int64_t n) { return n > COSTLY ? (n > 3037000499LL ? INT64_MAX / 4 : n * n) : 0; }
 
@@ -788,8 +788,8 @@ static inline int name_eq(const uint8_t *name, size_t len, const char *lower) {
     return same_name(name, len, (const uint8_t *)lower, strlen(lower));
 }
 
-/* The names whose elements or attributes text.Extractor queries (text._MARKED_NAMES,
-   _MARKED_ATTRIBUTE_NAMES), given by tag_names: bit j of a page's marks is the j-th of the
+/* The names whose elements or attributes text.Extractor queries (markup.MARKED_NAMES,
+   MARKED_ATTRIBUTE_NAMES), given by tag_names: bit j of a page's marks is the j-th of the
    elements, then of the attributes. */
 #define MARKS 16
 #define MARK_BYTES 16
@@ -806,7 +806,7 @@ static inline uint32_t attribute_mark(const uint8_t *name, size_t len) {
 
 /* One tag read as the tokenizer reads it, from the byte after "<" or "</": its name, attributes
    and whether it ends "/>", and the marks of its attributes' names; returns where it ends. As
-   text._TOKENIZED_TAG. */
+   markup._TOKENIZED_TAG. */
 static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
                                int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding,
                                uint32_t *marks) {
@@ -862,8 +862,8 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
 
 
 /* tag_names(names, flags): the tree builder's element names (lower case; SVG's and MathML's as
-   "svg:..." and "math:...") and what text._StackModel makes of each (text._MODEL_SETS' bits),
-   given once by text at import: the sets live on the Python side only. */
+   "svg:..." and "math:...") and what markup._StackModel makes of each (markup._MODEL_SETS' bits),
+   given once by markup at import: the sets live on the Python side only. */
 enum {
     M_VOID = 1, M_RAW = 2, M_FOREIGN = 4, M_INTEGRATION = 8, M_BREAKOUT = 16, M_SPECIAL = 32, M_ITEM_PASSES = 64,
     M_SCOPE = 128, M_BUTTON_SCOPE = 256, M_LIST_SCOPE = 512, M_HEADING = 1024, M_RUBY_PART = 2048,
@@ -908,7 +908,7 @@ static int model_id(const uint8_t *name, size_t len, int space) {
 
 static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id] : 0; }
 
-/* The HTML names the model tests one by one, and their ids (text._MODEL_NAMES holds them all). */
+/* The HTML names the model tests one by one, and their ids (markup._MODEL_NAMES holds them all). */
 enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
        N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_MGLYPH,
        N_MALIGNMARK, N_COUNT };
@@ -992,7 +992,7 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-#define MODEL_SCAN 64 /* text._SCAN */
+#define MODEL_SCAN 64 /* markup._SCAN */
 typedef struct {
     const uint8_t *name;
     size_t len;
@@ -1054,7 +1054,7 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     m->n++; /* past cap only as the walk stops: the depth is what counts */
 }
 
-/* What a search matches or stops at (text._StackModel._find's predicates). */
+/* What a search matches or stops at (markup._StackModel._find's predicates). */
 typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT, TABLE_CONTEXT, TABLE_SCOPE } Test;
 typedef struct {
     Test test;
@@ -1084,7 +1084,7 @@ static inline int rule_holds(const Rule *r, const Open *o, const Tag *t) {
     return 0;
 }
 
-/* text._StackModel._find: the topmost element matching, looking at most MODEL_SCAN down, -1
+/* markup._StackModel._find: the topmost element matching, looking at most MODEL_SCAN down, -1
    at a stop. */
 static Py_ssize_t model_find(const Model *m, Rule match, Rule stop, const Tag *t) {
     Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
@@ -1115,7 +1115,7 @@ static void model_leave_foreign(Model *m) {
 
 #define IS(t, which) ((t)->id == ID[which])
 
-/* text._StackModel.start; 1 for a raw-text element. */
+/* markup._StackModel.start; 1 for a raw-text element. */
 static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int html_encoding) {
     uint32_t f = model_flags_of(t->id);
     const Open *top = model_top(m);
@@ -1170,7 +1170,7 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         if (table < 0)
             return 0; /* outside a table: ignored */
         if (html_is(&m->open[table], N_TABLE)) {
-            /* text._StackModel._close_part */
+            /* markup._StackModel._close_part */
             int cell = IS(t, N_TD) || IS(t, N_TH), row = IS(t, N_TR);
             Py_ssize_t found = -1;
             for (Py_ssize_t i = top_i - 1; i > table; i--) {
@@ -1195,7 +1195,7 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
     return 0;
 }
 
-/* text._StackModel.end */
+/* markup._StackModel.end */
 static void model_end(Model *m, const Tag *t) {
     uint32_t f = model_flags_of(t->id);
     if ((f & M_FORMATTING) && m->unclosed > 0)
@@ -1244,7 +1244,7 @@ static void model_end(Model *m, const Tag *t) {
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL}, t);
 }
 
-/* Where the markup at the "<" at ``p`` that starts no tag ends: text._markup_end. */
+/* Where the markup at the "<" at ``p`` that starts no tag ends: markup._markup_end. */
 static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     size_t left = (size_t)(end - p);
     if (left >= 4 && !memcmp(p, "<!--", 4)) {
@@ -1275,7 +1275,7 @@ static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     return p + 1;
 }
 
-/* tag_model(raw, most) -> (cost, depth, marks): text._tag_model's figures, the walk stopping once
+/* tag_model(raw, most) -> (cost, depth, marks): markup._tag_model's figures, the walk stopping once
    the depth passes ``most``; and the marks (tag_names) of the names of the start tags it read and
    of their attributes. */
 static PyObject *tag_model(PyObject *self, PyObject *args) {
@@ -1362,7 +1362,7 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                          (unsigned long)marks);
 }
 
-/* A tag name's key, as text._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
+/* A tag name's key, as markup._name_keys: its first 4 bytes after "<" or "</" (bytes past the end
    read as 0), each OR 0x20, up to the first that is then not [a-z0-9], little-endian. */
 static uint32_t name_key(const uint8_t *raw, Py_ssize_t size, Py_ssize_t at, uint8_t *first) {
     uint32_t key = 0;
@@ -1551,7 +1551,7 @@ static PyObject *nonblank(PyObject *self, PyObject *arg) { return count_nonblank
 
 static PyObject *weigh(PyObject *self, PyObject *arg) { return count_nonblank(arg, 1); }
 
-/* The text each element of a parsed page holds, with and without its links' (text._chars on the
+/* The text each element of a parsed page holds, with and without its links' (weights.chars on the
    element, and on it in a copy of the tree without its a[href] elements), read by lexbor's own
    functions, bound at run time from selectolax's extension, which exports them
    (lexbor_bind): no lexbor header or struct layout is needed, only these functions of its
@@ -1717,7 +1717,7 @@ static int weights_put(Weights *w, size_t *count, void *node, int64_t total, int
 
 /* tree_weights(root) -> capsule: every element (and comment: 0) of the subtree of ``root`` (a lexbor node's
    address, selectolax's Node.mem_id) with its text's weight (weigh) and that outside a[href]
-   elements (text._chars of the element, and of it in a copy of the tree without its links), in
+   elements (weights.chars of the element, and of it in a copy of the tree without its links), in
    one walk of the tree (iterative: any depth), for weights_of; None unless lexbor_bind was
    called. The tree must not change while the capsule is used. */
 static PyObject *tree_weights(PyObject *self, PyObject *arg) {
@@ -1785,7 +1785,7 @@ nomem:
     return PyErr_NoMemory();
 }
 
-/* The weight of the text of ``node``'s subtree outside a[href] elements (text._chars of it in a
+/* The weight of the text of ``node``'s subtree outside a[href] elements (weights.chars of it in a
    copy of the tree without links), or cap + 1 once above ``cap``: links are not entered. */
 static int64_t free_capped(void *node, int64_t cap, void *doc) {
     int64_t free = 0;
@@ -2211,8 +2211,8 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
-    {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags, marked_elements, marked_attributes): the element names text._StackModel knows, its flags of each, and the names whose marks tag_model gives."},
-    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most) -> (cost, depth, marks): text._tag_model's figures."},
+    {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags, marked_elements, marked_attributes): the element names markup._StackModel knows, its flags of each, and the names whose marks tag_model gives."},
+    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most) -> (cost, depth, marks): markup._tag_model's figures."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},

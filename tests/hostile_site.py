@@ -778,7 +778,7 @@ def deep_page() -> bytes:
 
 
 # Markup lexbor's tree builder reads in time quadratic in another count than depth (each page
-# took 5 to 25 s of the reactor's time before ``text._tag_costs`` and the depth scan's reading of
+# took 5 to 25 s of the reactor's time before ``markup._tag_model`` and the depth scan's reading of
 # HTML inside MathML): served beside the deep page, each with text of its own.
 STRESS = {
     "/stress/attributes.html": ("Export settings", '<div class="settings" {}>'.format(

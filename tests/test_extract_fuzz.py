@@ -420,7 +420,7 @@ HUGE_CASES = [
 ]
 
 # Markup lexbor's tree builder reads in time quadratic in a count other than depth (each took
-# 10 to 25 s of the reactor's time before ``text._tag_costs`` sent it to the tag-stripping scan),
+# 10 to 25 s of the reactor's time before ``markup._tag_model`` sent it to the tag-stripping scan),
 # and HTML nested inside MathML and SVG, which the depth scan once skipped whole; besides, the
 # pages of that kind a site does serve, which must still be parsed (``parsed``).
 QUADRATIC_CASES = [

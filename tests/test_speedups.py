@@ -1,16 +1,18 @@
 """The optional C scans (contentseen/_speedups.c) give exactly what their Python versions give:
 the token scan (tokens.hashed_tokens against token_counts and word_sequence), the tag scans
-(text._tag_scan against _tag_scan_numpy, tag_model against text's reckoning of the tree builder's
+(markup._tag_scan against _tag_scan_numpy, tag_model against markup's reckoning of the tree builder's
 quadratic work and depth), the narrowing's weights (weights.TreeWeights against
 CopyWeights), and so the same texts and fingerprints either way; and they are built wherever a C
 compiler and the Python headers are at hand (as on CI)."""
 
 from __future__ import annotations
 
-import os
+import importlib
 import itertools
-import re
+import os
+import pkgutil
 import random
+import re
 import shutil
 import string
 import sys
@@ -23,8 +25,8 @@ import pytest
 import xxhash
 from hypothesis import given, settings, strategies as st
 
-from contentseen import text as text_module, tokens, weights
-from contentseen._native import left_out
+from contentseen import markup, text as text_module, tokens, weights
+from contentseen.pure_python import left_out
 from contentseen.fingerprints import Scheme
 from contentseen.text import PageText, decode_html
 from selectolax.lexbor import LexborHTMLParser
@@ -32,7 +34,7 @@ from selectolax.lexbor import LexborHTMLParser
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from htmlcorpus import pydoc_pages  # noqa: E402
 
-speedups = text_module._speedups
+speedups = markup._speedups
 # Every test but the last compares the C scans with their Python twins: without a build (no
 # compiler or headers) there is nothing to compare.
 needs_build = pytest.mark.skipif(speedups is None, reason="the C speedups are not built (no C compiler or Python headers)")
@@ -126,7 +128,7 @@ def test_tag_scan_is_the_numpy_scans():
     pages += ["<div><span>" * 3000, "<p><b>x" * 2000, "<iframe src=x/>" + "<div>a</div>" * 600, "<", "", "</"]
     for html in pages:
         raw = html.encode("utf-8", "replace")
-        assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw), html[:200]
+        assert markup._tag_scan(raw) == markup._tag_scan_numpy(raw), html[:200]
 
 
 @needs_build
@@ -142,7 +144,7 @@ def test_hashed_tokens_on_any_text(text):
                                            max_size=600))
 def test_tag_scan_on_any_bytes(noise, tags):
     raw = noise + b"".join(tags) + noise[::-1]
-    assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
+    assert markup._tag_scan(raw) == markup._tag_scan_numpy(raw)
 
 
 # Pieces of tags where the tokenizer's reading could part between C and Python: blanks of every
@@ -163,8 +165,8 @@ def test_tag_model_costs_on_any_markup(pieces):
 def _assert_same_model(raw: bytes) -> tuple[int, int]:
     """C's (cost, depth) of ``raw`` are Python's."""
     with left_out():
-        python = text_module._tag_model(raw)[:2]
-    assert speedups.tag_model(raw, text_module.MAX_DEPTH)[:2] == python, raw[:200]
+        python = markup._tag_model(raw)[:2]
+    assert speedups.tag_model(raw, markup.MAX_DEPTH)[:2] == python, raw[:200]
     return python
 
 
@@ -272,7 +274,7 @@ def test_built_where_a_compiler_and_headers_are():
     # pinned exports lexbor's functions).
     compiler = shutil.which(os.environ.get("CC", "cc"))
     headers = Path(sysconfig.get_paths()["include"], "Python.h").exists()
-    assert not (compiler and headers) or (text_module._speedups is not None and tokens._speedups is not None
+    assert not (compiler and headers) or (markup._speedups is not None and tokens._speedups is not None
                                           and weights._LEXBOR_BOUND)
 
 
@@ -368,7 +370,7 @@ def test_speedups_built_from_other_sources_are_not_used(monkeypatch):
     finally:
         monkeypatch.undo()
         importlib.reload(_native)
-    assert _native.speedups is text_module._speedups
+    assert _native.speedups is markup._speedups
 
 
 @needs_build
@@ -393,7 +395,7 @@ def test_pieces_and_names_crafted_to_collide_cost_linear_time():
     names = ["".join(p) for p in itertools.islice(itertools.product(string.ascii_lowercase, repeat=4), 300_000)]
     raw = "".join(f"<{n}>" for n in names).encode()
     started = time.process_time()
-    assert text_module._tag_scan(raw) == text_module._tag_scan_numpy(raw)
+    assert markup._tag_scan(raw) == markup._tag_scan_numpy(raw)
     assert time.process_time() - started < 5
 
 
@@ -501,10 +503,17 @@ def test_left_out_is_one_switch_for_every_module():
     page = PageText("a page of a few words " * 5, "a page of a few words " * 5 + "menu")
     with left_out():
         assert tokens.hashed_tokens("a b") is None and not Scheme().build()._native
-        assert {m._speedups for m in (fingerprints, templates, text_module, tokens, weights)} == {None}
+        assert {m._speedups for m in (fingerprints, markup, templates, tokens, weights)} == {None}
         slow = pf.of_texts(page)
     assert tokens.hashed_tokens("a b") is not None and templates._speedups is speedups
     assert pf.of_texts(page) == slow
+    # and it reaches every module that calls them
+    import contentseen
+    from contentseen import pure_python
+
+    users = {m.name for m in pkgutil.walk_packages(contentseen.__path__, "contentseen.")
+             if hasattr(importlib.import_module(m.name), "_speedups")}
+    assert users == {m.__name__ for m in pure_python._USERS}
 
 
 @needs_build
@@ -537,7 +546,7 @@ def test_a_frameset_page_is_narrowed_alike_both_ways():
     assert fast == slow
 
 
-_MARKS = text_module._MARKED_NAMES + text_module._MARKED_ATTRIBUTE_NAMES
+_MARKS = markup.MARKED_NAMES + markup.MARKED_ATTRIBUTE_NAMES
 # The marked names and attributes, in places where the tokenizer reads them and where it does not.
 _MARK_PIECES = _DEPTH_PIECES + [b"<main>", b"<ARTICLE ", b"<nav ", b"<header>", b"<head>", b"<footer/>", b"</aside>",
                                 b"<aside", b" role=x", b" ROLE", b' hidden="', b" aria-hidden=true", b" Aria-Hidden",
@@ -548,11 +557,11 @@ def _marks_of(raw: bytes) -> set[str]:
     """The marked names and attributes lexbor's tree of ``raw`` holds (template contents aside,
     which no query of the tree meets)."""
     tree = LexborHTMLParser(raw)
-    return {n for n in _MARKS if tree.root is not None and tree.root.css(n if n in text_module._MARKED_NAMES else f"[{n}]")}
+    return {n for n in _MARKS if tree.root is not None and tree.root.css(n if n in markup.MARKED_NAMES else f"[{n}]")}
 
 
 def _marked(raw: bytes) -> set[str]:
-    marks = speedups.tag_model(raw, text_module.MAX_DEPTH)[2]
+    marks = speedups.tag_model(raw, markup.MAX_DEPTH)[2]
     return {n for j, n in enumerate(_MARKS) if marks >> j & 1}
 
 
@@ -561,7 +570,7 @@ def _marked(raw: bytes) -> set[str]:
 @given(st.lists(st.sampled_from(_MARK_PIECES), max_size=600))
 def test_tag_model_marks_every_marked_element_and_attribute_the_tree_holds(pieces):
     raw = b"".join(pieces)
-    if speedups.tag_model(raw, text_module.MAX_DEPTH)[1] <= text_module.MAX_DEPTH:  # else never parsed
+    if speedups.tag_model(raw, markup.MAX_DEPTH)[1] <= markup.MAX_DEPTH:  # else never parsed
         assert _marks_of(raw) <= _marked(raw), raw[:300]
 
 

@@ -23,7 +23,7 @@ import xxhash
 from ..marks import MARKS
 from ..tokens import UNSPACED
 
-# Elements whose text no reader sees: a list of the truth's own, as ``text._INVISIBLE_NAMES`` is the
+# Elements whose text no reader sees: a list of the truth's own, as ``markup.INVISIBLE_NAMES`` is the
 # extraction's, so that a choice of the extraction's is never the truth's too.
 _UNSEEN = ("script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "embed",
            "canvas", "select")

@@ -1,0 +1,523 @@
+"""What a page's markup tells before it is parsed, read in one linear walk of its tags: whether
+lexbor's tree builder would read it in quadratic time (then it is not parsed: ``flat_text``
+reads it), the self-closed raw-text elements to close first, and which elements and attributes
+the extraction's queries need to name.
+
+Cost is bounded and linear in the page: lexbor's tree builder is quadratic in the nesting depth
+of block elements (50,000 unclosed ``<div>`` take minutes), in the attributes of one element
+(100,000 on one tag: 17 s; those of every ``<html>`` tag are one element's, and of every
+``<body>`` tag) and in the elements of one ``<select>`` (80,000 options: 24 s), so a page nested
+deeper than ``MAX_DEPTH`` (browsers stop nesting at 512), or whose markup would cost more than
+``COST_BUDGET`` (``_tag_model``), is read by a linear tag-stripping scan instead of a parse.
+"""
+
+from __future__ import annotations
+
+import functools
+import html as htmllib
+import re
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ._native import speedups as _speedups  # None: the tags are scanned in numpy and Python
+
+# Never visible, or not text (one query; "head" too when a frameset page has no body). The query
+# names only those whose start tags the page holds (named): a selector list costs lexbor a check
+# of every element against each selector, and most pages use two or three of these.
+INVISIBLE_NAMES = ("script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed", "canvas",
+                   "select")
+# One query finds both what marks the main content (main, article, role=main) and the
+# boilerplate left out when nothing does (nav, header, footer, aside, the navigation, banner,
+# contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
+# (Its elements by name, too, only those whose start tags the page holds.)
+MARKED_NAMES = ("main", "article", "nav", "header", "footer", "aside")
+MARKED_ATTRIBUTE_NAMES = ("role", "hidden", "aria-hidden")
+
+MAX_DEPTH = 512
+# What the tree builder's quadratic work (``_tag_model``'s cost) may come to: a tag of
+# 2,048 attributes or a <select> of 2,048 options parses in milliseconds (about 7 and 13 ms), and
+# beyond that 4 a byte of the page (at most about 0.1 s on the largest page read).
+COST_BUDGET, COST_PER_BYTE = 1 << 22, 4
+
+
+_LT, _SLASH = ord("<"), ord("/")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr "
+                  "basefont bgsound frame keygen".split())
+_NAME_BYTES = 4  # of a tag name, enough to tell void elements (frameset counts as frame)
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+# Elements that hold the rest of the page when written self-closed, as XHTML allows: HTML does
+# not close them there. The raw-text ones read it as their text (a Debian-rewritten page's
+# "<iframe .../>" in its menu made the rest of the page invisible, and every page of the site
+# its menu alone), and noscript holds it as its children, which are not shown. Closed where
+# written so, as the author meant and as an XML-minded spider's parser reads them; not
+# plaintext, which no end tag closes.
+_SWALLOWERS = sorted((_RAW_TEXT - {"plaintext"}) | {"noscript"})
+_SELF_CLOSED_RAW = re.compile(f"<({'|'.join(_SWALLOWERS)})(\\s[^<>]*?)?/>", re.IGNORECASE)
+_SELF_CLOSED_RAW_AT = re.compile(_SELF_CLOSED_RAW.pattern.encode(), re.IGNORECASE)  # matched at a tag
+_CLOSES_P = frozenset("address article aside blockquote center details dialog dir div dl fieldset "
+                      "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main menu "
+                      "nav ol p pre section summary table ul".split())
+# Reopened by the tree builder at every block that follows them while they are open: thousands
+# left open ('<p><b>x' x 60,000) cost lexbor as much as deep nesting does.
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+# SVG's and MathML's elements are named "svg:g", "math:mi" on the model's stack (an HTML element
+# of such a name is none of them). Their integration points, where HTML is read again: MathML's
+# text ones and SVG's (and MathML's annotation-xml of an HTML encoding, _HTML_ENCODINGS).
+_TEXT_POINTS = frozenset("math:mi math:mo math:mn math:ms math:mtext".split())  # (where mglyph is MathML's)
+_INTEGRATION = _TEXT_POINTS | frozenset("svg:foreignobject svg:desc svg:title".split())
+_HTML_ENCODINGS = frozenset((b"text/html", b"application/xhtml+xml"))
+# The tree builder's special elements: an end tag of another name does not look past them for
+# its element, nor a list item or term for the one before it (but past address, div and p,
+# ``_ITEM_PASSES``).
+_SPECIAL = frozenset("""address applet area article aside base basefont bgsound blockquote body br button caption
+center col colgroup dd details dialog dir div dl dt embed fieldset figcaption figure footer form frame frameset h1 h2 h3
+h4 h5 h6 head header hgroup hr html iframe img input keygen li link listing main marquee menu meta nav noembed
+noframes noscript object ol p param plaintext pre script search section select source style summary table tbody
+td template textarea tfoot th thead title tr track ul wbr xmp""".split()) | _INTEGRATION | {"math:annotation-xml"}
+_ITEM_PASSES = frozenset(("address", "div", "p"))
+# Where an element's scope ends (the default scope; a paragraph's also at a button; a list
+# item's at a list; a table part's at its table).
+_SCOPE_BOUNDARY = frozenset("applet caption html table td th marquee object template".split()) | _INTEGRATION | {
+    "math:annotation-xml"}
+_BUTTON_SCOPE = _SCOPE_BOUNDARY | {"button"}
+_LIST_SCOPE = _SCOPE_BOUNDARY | {"ol", "ul"}
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+_RUBY_PARTS = frozenset(("rb", "rp", "rt", "rtc"))
+# A table part opened in a table closes the open parts of these names above the table.
+_CELL_ENDS = {"td": frozenset(("td", "th")), "th": frozenset(("td", "th")), "tr": frozenset(("tr", "td", "th")),
+              "tbody": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th")),
+              "thead": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th")),
+              "tfoot": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th"))}
+_SCAN = 64  # elements a close looks through; past them it closes nothing
+_KEPT_OPEN = frozenset(("body", "html", "br", "form"))  # by their end tags
+_TABLE_CONTEXT = frozenset(("table", "template"))  # where a table part is read
+_TABLE_SCOPE = _TABLE_CONTEXT | {"html"}  # where a table part's scope ends
+# Foreign content, where "/>" does close an element; in it, the start tags that leave it (the
+# tree builder then closes the foreign elements).
+_FOREIGN = frozenset(("svg", "math"))
+_BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
+                      "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var"
+                      .split())  # and <font> of a color, face or size attribute (_FONT_BREAKS)
+_FONT_BREAKS = frozenset((b"color", b"face", b"size"))
+
+
+# The sets _StackModel reads, as the bits the C speedups' model reads them by (this module is their
+# one source: ``_speedups.tag_names`` takes them at import).
+_MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _ITEM_PASSES, _SCOPE_BOUNDARY,
+               _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS))
+_MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
+    "li dd dt p option optgroup ruby table template td th tr tbody thead tfoot caption colgroup body html br form select "
+    "annotation-xml svg mglyph malignmark".split()))  # and those it tests one by one
+if _speedups is not None:
+    _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)
+                                       for n in _MODEL_NAMES], list(MARKED_NAMES), list(MARKED_ATTRIBUTE_NAMES))
+
+
+class Prepared(NamedTuple):
+    """A page made ready for the parse (``prepared``)."""
+
+    html: str  # self-closed raw-text elements closed
+    utf8: bytes | None  # the same as UTF-8, what lexbor parses (None: it holds lone surrogates)
+    flat: bool  # not to be parsed: read by ``flat_text``
+    keys: frozenset[int]  # of the names of its start tags (``named``)
+    marks: int | None  # of the marked names and attributes of its start tags (``marked_query``)
+
+
+def prepared(html: str, close: bool = True) -> Prepared:
+    """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
+    UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
+    ``html`` holds lone surrogates, which it drops), whether the tree builder would read it in
+    quadratic time (``_tag_model``: nested deeper than ``MAX_DEPTH``, or past ``COST_BUDGET``;
+    then it is not parsed), the name keys of its start tags, and the marks of the names and
+    attributes its start tags hold (``_tag_model``; None when it was not walked). One scan of the
+    tags (``_tag_scan``) counts them and finds the names: a self-closed element is looked for
+    only at tags of such a name, so a page without one costs nothing more; a page of at most
+    ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly.
+    """
+    try:
+        raw = utf8 = html.encode("utf-8")
+    except UnicodeEncodeError:
+        raw, utf8 = html.encode("utf-8", "replace"), None
+    tags, starts, names = _tag_scan(raw)
+    if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
+        if close and "/>" in html:
+            closed = _close_raw_text(html)
+            if closed != html:
+                return prepared(closed, close=False)
+    elif close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
+        return prepared(_close_raw_text(html), close=False)
+    # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
+    if tags <= MAX_DEPTH and len(raw) <= 4096:
+        return Prepared(html, utf8, False, names, None)
+    cost, depth, marks = _tag_model(raw)
+    return Prepared(html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names, marks)
+
+
+def _tag_scan(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
+    """The tags of ``raw`` (UTF-8 HTML): how many ``<`` it holds; where the start tags of
+    ``_SWALLOWERS`` are; and the names of all its start tags. Names are told apart by their first
+    ``_NAME_BYTES`` bytes (``_name_keys``). In C when built (``contentseen/_speedups.c``), else in
+    numpy (``_tag_scan_numpy``): the same figures."""
+    scanned = None if _speedups is None else _speedups.tag_scan(raw, _SWALLOWER_KEY_BYTES)
+    if scanned is None:  # not built, or names crafted to collide in its tables
+        return _tag_scan_numpy(raw)
+    tags, starts, names = scanned
+    return tags, starts, frozenset(np.frombuffer(names, dtype=np.uint32).tolist())
+
+
+def _tag_scan_numpy(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
+    """``_tag_scan`` in numpy."""
+    data = np.frombuffer(raw + b"\0" * _NAME_BYTES, dtype=np.uint8)
+    lt = np.flatnonzero(data[:-_NAME_BYTES] == _LT)
+    if not len(lt):
+        return 0, [], frozenset()
+    end = data[lt + 1] == _SLASH
+    name = data[(lt + 1 + end)[:, None] + np.arange(_NAME_BYTES)] | 0x20  # lower-cased ASCII
+    keys = _name_keys(name)
+    starts = lt[~end & np.isin(keys, _SWALLOWER_KEYS)].tolist()
+    letter = (name[:, 0] >= ord("a")) & (name[:, 0] <= ord("z"))
+    return len(lt), starts, frozenset(keys[letter & ~end].tolist())
+
+
+def marked_query(keys: frozenset[int], marks: int | None) -> str:
+    """The selector list of the elements that mark a page's main content or its boilerplate (its
+    ``MARKED_NAMES`` and ``MARKED_ATTRIBUTE_NAMES``): those of its ``marks`` (``_tag_model``);
+    without them, the names its tag ``keys`` can be (``named``) and every attribute. Empty: the
+    page holds none. (An attribute lexbor does not know by heart costs it a comparison of names
+    at every element: ``[hidden]`` alone was 0.07 ms of a python-doc page.)"""
+    if marks is None:
+        return ", ".join(filter(None, (named(MARKED_NAMES, keys), *(f"[{a}]" for a in MARKED_ATTRIBUTE_NAMES))))
+    return _marked_by(marks)
+
+
+@functools.lru_cache(maxsize=1 << (len(MARKED_NAMES) + len(MARKED_ATTRIBUTE_NAMES)))
+def _marked_by(marks: int) -> str:
+    return ", ".join(n if n in MARKED_NAMES else f"[{n}]"
+                     for j, n in enumerate(MARKED_NAMES + MARKED_ATTRIBUTE_NAMES) if marks >> j & 1)
+
+
+def named(names: tuple[str, ...], keys: frozenset[int]) -> str:
+    """A selector list of those of ``names`` whose key (``_NAME_KEY``) is among ``keys``: the
+    elements of those names a page can hold (a parser makes none of these without a start tag)."""
+    return ", ".join(n for n in names if _NAME_KEY[n] in keys)
+
+
+_ALNUM_BYTE = np.zeros(256, dtype=bool)
+_ALNUM_BYTE[[*range(ord("a"), ord("z") + 1), *range(ord("0"), ord("9") + 1)]] = True
+
+
+_KEY_MASKS = np.array([0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF], dtype=np.uint32)
+
+
+def _name_keys(name: np.ndarray) -> np.ndarray:
+    """A tag name's first ``_NAME_BYTES`` bytes (lower-cased, after ``<`` or ``</``) up to its
+    first byte that is not a letter or digit, as one integer (so names compare as integers)."""
+    alnum = np.zeros((len(name), _NAME_BYTES + 1), dtype=bool)
+    alnum[:, :_NAME_BYTES] = _ALNUM_BYTE[name]
+    length = np.argmin(alnum, axis=1)  # the first byte that is not, or _NAME_BYTES
+    return np.ascontiguousarray(name).view("<u4").ravel() & _KEY_MASKS[length]
+
+
+def _keys_of(names) -> np.ndarray:
+    """The sorted name keys of tag ``names``."""
+    return np.unique(_name_keys(np.array(
+        [list(n.encode()[:_NAME_BYTES].ljust(_NAME_BYTES, b"\0")) for n in names], dtype=np.uint8)))
+
+
+_SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
+_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES}
+_SWALLOWER_KEY_BYTES = _SWALLOWER_KEYS.astype(np.uint32).tobytes()
+
+
+_COSTLY = 16  # attributes of a tag, or elements of a select, that cost nothing worth counting
+# A tag as the HTML tokenizer reads it: its name, then attributes, each a name (its first byte
+# any but a blank, "/" or ">") and maybe "=" and a value, quoted or not; "/" reads as a blank.
+# Possessive, as the tokenizer reads each byte once.
+_TAG_BLANK = rb"[\t\n\f\r ]"
+_ATTRIBUTE_NAME = rb"[^\t\n\f\r />][^\t\n\f\r />=]*+"
+_ATTRIBUTE_VALUE = (rb"(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
+                    + rb"""*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?""")
+_TOKENIZED_TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME
+                            + _ATTRIBUTE_VALUE + rb")*+)([\t\n\f\r /]*+>?)")
+_ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIBUTE_VALUE)  # names, in a tag
+_ATTRIBUTE_PAIRS = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
+                              + rb"""*+(?:"([^"]*+)"?|'([^']*+)'?|([^\t\n\f\r >]*+)))?""")  # and values
+_COST_CAP = (2**63 - 1) // 4  # as the C function caps its sums
+_AFTER_ATTRIBUTE = b"\t\n\f\r /\"'"  # what an attribute but a tag's first follows
+
+
+def _costly(n: int) -> int:
+    return n * n if n > _COSTLY else 0
+
+
+def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
+    """What lexbor's tree builder does on ``raw`` (UTF-8 HTML) in time quadratic in its length, as
+    ``(cost, depth, marks)``; the markup read as the tokenizer reads it (tags as ``_TOKENIZED_TAG``: a
+    tag inside another's quoted value is none; comments, doctypes, bogus comments and raw text
+    skipped where it skips them). In C when built (``_speedups.tag_model``: the same figures).
+
+    *depth*: of its stack of open elements, of which only the rules that close elements in every
+    case they apply are followed (``_StackModel``: any other start tag opens one), so it is never
+    below the tree builder's; or the number of formatting elements left open when larger. The
+    walk stops once it passes ``MAX_DEPTH``.
+
+    *cost*: the sum of the squares of the attributes of each tag (start or end), of all
+    ``<html>`` tags' attributes together and of all ``<body>`` tags' (merged into one element
+    each), and of the start tags in each ``<select>`` (up to its end tag or the next
+    ``<select>``), each counted only past ``_COSTLY``.
+
+    *marks*, in C only (None in Python, where reading every tag's attributes would cost more than
+    the query it spares): bit j is set when a start tag the walk read is named the j-th of
+    ``MARKED_NAMES``, or (j past those) holds an attribute named the next of
+    ``MARKED_ATTRIBUTE_NAMES``. The walk reads every tag the tokenizer reads (and, in raw text
+    that the tokenizer's escapes prolong or in CDATA, more), so a page without a bit holds no
+    such element or attribute.
+    """
+    if _speedups is not None:
+        return _speedups.tag_model(raw, MAX_DEPTH)
+    model, pos, size = _StackModel(), 0, len(raw)
+    cost = html_attributes = body_attributes = select_tags = 0
+    in_select = False
+    while len(model.names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and (pos := raw.find(b"<", pos)) >= 0:
+        m = _TOKENIZED_TAG.match(raw, pos)
+        if m is None:
+            pos = _markup_end(raw, pos)
+            continue
+        pos = m.end()
+        closing, name, area = m.group(1), m.group(2).lower().decode("latin-1"), m.group(3)
+        # each attribute but the first starts after a blank, "/" or a quote: fewer of those than
+        # _COSTLY, and the tag holds no more attributes than count
+        attributes = (len(_ATTRIBUTES.findall(area)) if name in ("html", "body") or (
+            len(area) > 2 * _COSTLY and len(area) - len(area.translate(None, _AFTER_ATTRIBUTE)) >= _COSTLY) else 0)
+        if name == "select":
+            cost += _costly(select_tags) if in_select else 0
+            in_select, select_tags = not closing, 0
+        elif in_select and not closing:
+            select_tags += 1
+        if name == "html":
+            html_attributes += attributes
+        elif name == "body":
+            body_attributes += attributes
+        else:
+            cost += _costly(attributes)
+        if closing:
+            model.end(name)
+            continue
+        breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(area))
+        html = name == "annotation-xml" and _html_encoding(area)
+        if model.start(name, m.group(4).endswith(b"/>"), breaks, html):  # raw text: up to its end tag
+            end = re.compile(rb"</" + re.escape(m.group(2)) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
+            pos = end.start() if end is not None else size
+    cost += _costly(html_attributes) + _costly(body_attributes) + (_costly(select_tags) if in_select else 0)
+    return min(cost, _COST_CAP), model.depth(), None
+
+
+def _html_encoding(area: bytes) -> bool:
+    """Whether a tag's attributes (``area``) name an HTML encoding: the first ``encoding``
+    attribute's value is one of ``_HTML_ENCODINGS``, ASCII case folded."""
+    for name, *values in _ATTRIBUTE_PAIRS.findall(area):
+        if name.lower() == b"encoding":
+            return b"".join(values).lower() in _HTML_ENCODINGS
+    return False
+
+
+def _markup_end(raw: bytes, pos: int) -> int:
+    """Where what the tokenizer reads at the ``<`` at ``pos`` ends, when no tag starts there: a
+    comment (at the first ``-->`` or ``--!>``; ``<!-->`` and ``<!--->`` are empty), a doctype or
+    a bogus comment (``<!``, ``<?``, ``</`` and no letter: at the first ``>``), or a ``<`` of the
+    text (the next byte)."""
+    if raw.startswith(b"<!--", pos):
+        if raw.startswith(b">", pos + 4) or raw.startswith(b"->", pos + 4):
+            return raw.find(b">", pos + 4) + 1
+        ends = [e + len(mark) for mark in (b"-->", b"--!>") if (e := raw.find(mark, pos + 4)) >= 0]
+        return min(ends) if ends else len(raw)
+    if raw.startswith((b"<!", b"<?", b"</"), pos):
+        end = raw.find(b">", pos + 2)
+        return end + 1 if end >= 0 else len(raw)
+    return pos + 1
+
+
+class _StackModel:
+    """The tree builder's stack of open elements as ``_tag_model`` follows it: elements close only
+    where the tree builder closes them whatever else holds (an end tag of an element in its
+    scope; a list item, term or cell closing the one before it; a block closing a paragraph in
+    button scope), each search looking through at most ``_SCAN`` elements; SVG and MathML
+    elements (named "svg:..." and "math:...") close at ``/>``, except in their integration
+    points, and the tags that leave them close them, as the tree builder does."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.spaces: list[str] = []  # per open element: "svg", "math", or "" (HTML)
+        self.points: list[bool] = []  # per open element: whether it is an integration point
+        self.unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
+        self.paragraphs = 0  # HTML <p> elements open (none: no paragraph to close)
+
+    def depth(self) -> int:
+        return max(len(self.names), self.unclosed)
+
+    def _push(self, name: str, space: str = "", html: bool = False) -> None:
+        named = f"{space}:{name}" if space else name
+        self.names.append(named)
+        self.spaces.append(space)
+        self.points.append(named in _INTEGRATION or (named == "math:annotation-xml" and html))
+        self.paragraphs += named == "p"
+
+    def _pop_to(self, i: int) -> None:
+        if self.paragraphs:
+            self.paragraphs -= self.names[i:].count("p")
+        del self.names[i:], self.spaces[i:], self.points[i:]
+
+    def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
+        """The index of the topmost element ``match`` is true of, looking down from the top and
+        stopping at one ``stop`` is true of (-1 then, or past ``_SCAN`` elements)."""
+        names = self.names
+        for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
+            if match(names[i]):
+                return i
+            if stop(names[i]):
+                return -1
+        return -1
+
+    def _close(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> None:
+        i = self._find(match, stop)
+        if i >= 0:
+            self._pop_to(i)
+
+    def _in_foreign(self) -> bool:
+        return bool(self.names) and bool(self.spaces[-1]) and not self.points[-1]
+
+    def _leave_foreign(self) -> None:
+        while self._in_foreign():  # the tree builder closes the foreign elements it leaves
+            self._pop_to(len(self.names) - 1)
+
+    def start(self, name: str, self_closed: bool, breaks: bool = False, html: bool = False) -> bool:
+        """A start tag (``breaks``: one that leaves SVG and MathML whatever its name; ``html``: of
+        an HTML encoding); whether it is of a raw-text element (its text to be skipped)."""
+        if name in _FORMATTING:
+            self.unclosed += 1
+        if self.points and self.points[-1] and name in ("mglyph", "malignmark") and self.names[-1] in _TEXT_POINTS:
+            self._push(name, "math")  # MathML's own, in its text integration points
+            return False
+        if self._in_foreign():
+            if name not in _BREAKOUT and not breaks:
+                if not self_closed:  # SVG in MathML's annotation-xml is SVG
+                    self._push(name, "svg" if name == "svg" and self.names[-1] == "math:annotation-xml"
+                               else self.spaces[-1], html)
+                return False
+            self._leave_foreign()
+        if name in _VOID:
+            return False
+        if name in _FOREIGN:
+            if not self_closed:
+                self._push(name, name)
+            return False
+        if name in _RAW_TEXT:
+            return True
+        if name == "li":
+            self._close(lambda n: n == "li", lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
+        elif name in ("dd", "dt"):
+            self._close(lambda n: n in ("dd", "dt"), lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
+        if name in _CLOSES_P and self.paragraphs:
+            self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
+        names = self.names
+        if name in _HEADINGS and names and names[-1] in _HEADINGS:
+            self._pop_to(len(names) - 1)
+        elif name in ("option", "optgroup") and names and names[-1] == "option":
+            self._pop_to(len(names) - 1)
+        elif name in _RUBY_PARTS and self._find(lambda n: n == "ruby", _SCOPE_BOUNDARY.__contains__) >= 0:
+            while names and names[-1] in _RUBY_PARTS:
+                self._pop_to(len(names) - 1)
+        elif name in _CELL_ENDS:
+            table = self._find(_TABLE_CONTEXT.__contains__, lambda n: False)
+            if table < 0:
+                return False  # outside a table: ignored
+            if names[table] == "table":
+                self._close_part(name, table)
+        self._push(name)
+        return False
+
+    def _close_part(self, name: str, table: int) -> None:
+        """A table part opened inside the table at ``table`` closes the open part it ends (a
+        cell, a row, a row group) above it; else the row group and row it implies are opened."""
+        ends, names = _CELL_ENDS[name], self.names
+        for i in range(len(names) - 1, table, -1):
+            if names[i] in ends:
+                self._pop_to(i)
+                return
+        for implied in {"td": ("tbody", "tr"), "th": ("tbody", "tr"), "tr": ("tbody",)}.get(name, ()):
+            self._push(implied)
+
+    def end(self, name: str) -> None:
+        """An end tag."""
+        if name in _FORMATTING:
+            self.unclosed = max(0, self.unclosed - 1)
+        names, spaces = self.names, self.spaces
+        if names and names[-1] == (f"{spaces[-1]}:{name}" if spaces[-1] else name) and name not in _KEPT_OPEN:
+            self._pop_to(len(names) - 1)  # the current element's end tag: every rule closes it
+            return
+        if names and spaces[-1]:
+            if name in ("br", "p"):  # they leave SVG and MathML too
+                self._leave_foreign()
+            else:
+                # SVG or MathML: its topmost element of that name, through foreign elements only
+                for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
+                    if names[i] == f"{spaces[i]}:{name}":
+                        self._pop_to(i)
+                        return
+                    if i == 0 or not spaces[i - 1]:
+                        break
+                else:
+                    return  # past _SCAN: nothing closes
+        if name in _KEPT_OPEN:
+            return
+        if name == "p":
+            if self.paragraphs:
+                self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
+        elif name == "li":
+            self._close(lambda n: n == "li", _LIST_SCOPE.__contains__)
+        elif name in _HEADINGS:
+            self._close(_HEADINGS.__contains__, _SCOPE_BOUNDARY.__contains__)
+        elif name in _FORMATTING:
+            self._close(lambda n: n == name, lambda n: n in _SPECIAL or n in _SCOPE_BOUNDARY)
+        elif name == "select":
+            self._close(lambda n: n == "select", lambda n: n not in ("option", "optgroup"))
+        elif name in _CELL_ENDS or name in ("table", "caption", "colgroup"):
+            self._close(lambda n: n == name, _TABLE_SCOPE.__contains__)
+        elif name == "template":
+            self._close(lambda n: n == "template", lambda n: False)
+        elif name in _SPECIAL:
+            self._close(lambda n: n == name, _SCOPE_BOUNDARY.__contains__)
+        else:
+            self._close(lambda n: n == name, _SPECIAL.__contains__)
+
+
+_FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|svg|math|iframe)\b)", re.I)
+_ANY_TAG = re.compile(r"<[^<>]*>")
+
+
+def flat_text(html: str) -> str:
+    """The text of ``html`` without its tags, comments and invisible elements, in one linear
+    scan (no tree): for pages too deeply nested to parse. An element or comment left open
+    hides the rest of the page, as in a browser."""
+    lower, parts, pos = html.lower(), [], 0
+    while True:
+        m = _FLAT_SKIP.search(html, pos)
+        if m is None:
+            parts.append(html[pos:])
+            break
+        parts.append(html[pos:m.start()])
+        close = "-->" if m.group(1) else "</" + m.group(2).lower()
+        end = lower.find(close, m.end())
+        if end < 0:
+            break
+        pos = end + 3 if m.group(1) else lower.find(">", end) + 1 or len(html)
+    return htmllib.unescape(_ANY_TAG.sub(" ", " ".join(parts)))
+
+
+def _close_raw_text(html: str) -> str:
+    """``html`` with its self-closed raw-text elements (``<iframe .../>``, ``<title/>``) closed by
+    an end tag: see ``_SWALLOWERS``."""
+    return _SELF_CLOSED_RAW.sub(r"<\1\2></\1>", html)
+
+

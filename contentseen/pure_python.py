@@ -1,0 +1,26 @@
+"""The C speedups left out for a while, as on an install without a compiler: tests and benchmarks
+compare the two ways (``contentseen._native`` says whether they are built)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from . import fingerprints, markup, templates, tokens, weights
+
+_USERS = (fingerprints, markup, templates, tokens, weights)  # every module that calls them
+
+
+@contextmanager
+def left_out() -> Iterator[None]:
+    """Every module's C speedups left out while the block runs, as on an install without a
+    compiler (benchmarks and tests compare the two ways). A fingerprinter built before sums in C
+    only what the token scan hashes, so it follows too."""
+    saved = [module._speedups for module in _USERS]
+    for module in _USERS:
+        module._speedups = None
+    try:
+        yield
+    finally:
+        for module, speedups_of in zip(_USERS, saved):
+            module._speedups = speedups_of
