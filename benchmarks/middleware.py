@@ -5,7 +5,8 @@
    references measured in the same run: the bare lexbor parse (the floor: no extraction can be
    cheaper than parsing the page), the parse and the body's text (what issue 10's target is
    measured against) and parsel's ``//body//text()`` (what a spider does with a page anyway);
-   and the reactor thread's share again without the C speedups (an install without a compiler).
+   and the reactor thread's share again without the C speedups (an install without a compiler);
+   and where the reactor's way spends a page: lexbor, each C speedup, and Python.
    Corpora: pydoc's pages of the standard library (on every machine) and, when installed
    (``apt-get install python3-doc``), the Python documentation's Sphinx pages.
 2. The same, by page size: where the parse alone is already slower than a target rate; and the
@@ -20,6 +21,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import os
 import random
@@ -31,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -40,6 +43,8 @@ from htmlcorpus import pydoc_pages  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from contentseen import blas  # noqa: E402
+from contentseen import markup, pure_python  # noqa: E402
+from contentseen._native import speedups  # noqa: E402
 from contentseen.pure_python import left_out  # noqa: E402
 from contentseen.fingerprints import Scheme  # noqa: E402
 from contentseen.stores import open_store  # noqa: E402
@@ -170,6 +175,79 @@ def by_size(pf, bodies: list[bytes], repeat: int, t_store: float) -> list[dict]:
     return rows
 
 
+@contextlib.contextmanager
+def c_timed(spent: dict[str, float]):
+    """Every call of a C speedup timed into ``spent`` (name -> seconds) while the block runs."""
+    proxy = types.SimpleNamespace(**{name: getattr(speedups, name) for name in dir(speedups)})
+
+    def timed(name: str, fn):
+        def call(*args):
+            t = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+        return call
+
+    for name in dir(speedups):
+        if not name.startswith("_") and callable(getattr(speedups, name)):
+            setattr(proxy, name, timed(name, getattr(speedups, name)))
+    saved = [module._speedups for module in pure_python.MODULES]
+    for module in pure_python.MODULES:
+        module._speedups = proxy
+    try:
+        yield
+    finally:
+        for module, speedups_of in zip(pure_python.MODULES, saved):
+            module._speedups = speedups_of
+
+
+def shares(pf, bodies: list[bytes], repeat: int, whole_way: float, reference: float) -> list[tuple[str, float]]:
+    """Where the reactor's way (``whole_way`` seconds a page, one site) spends a page: lexbor's
+    parse, queries, removals and texts (timed as the extraction makes them; the content's text
+    as the whole text's time times its share of the characters), each C speedup (every call
+    timed), and the rest, Python. The first two are the floor of this design's way: the issue's
+    2.5 x (parse + body text, ``reference``) is out of reach where they alone pass it."""
+    if speedups is None:
+        return []
+    lexbor: dict[str, float] = {}
+    for _ in range(repeat):
+        for body in bodies:
+            page = markup.prepared(decode_html(body, CTYPE))
+            if page.flat:
+                continue
+            t0 = time.perf_counter()
+            tree = LexborHTMLParser(page.utf8 or page.html)
+            t1 = time.perf_counter()
+            root = tree.body
+            query = markup.named(markup.INVISIBLE_NAMES, page.keys)
+            for node in reversed(root.css(query) if query else []):
+                node.decompose()
+            t2 = time.perf_counter()
+            whole = root.text(separator="\n")
+            t3 = time.perf_counter()
+            query = markup.marked_query(page.keys, page.marks)
+            if query:
+                root.css(query)
+            t4 = time.perf_counter()
+            for stage, sec in (("parse", t1 - t0), ("queries and removals", t2 - t1 + t4 - t3), ("whole text", t3 - t2)):
+                lexbor[stage] = lexbor.get(stage, 0.0) + sec
+            content = pf.extractor.texts(page.html).content
+            lexbor["content's text"] = lexbor.get("content's text", 0.0) + (t3 - t2) * len(content) / max(1, len(whole))
+    spent: dict[str, float] = {}
+    with c_timed(spent):
+        crawl_seconds(pf, bodies, 1)
+        spent.clear()
+        for _ in range(repeat):
+            crawl_seconds(pf, bodies, 1)
+    n = repeat * len(bodies)
+    rows = [(f"lexbor: {stage}", sec / n) for stage, sec in lexbor.items()]
+    rows += [(f"C: {name}", sec / n) for name, sec in sorted(spent.items(), key=lambda kv: -kv[1]) if sec / n >= 5e-6]
+    floor = sum(lexbor.values()) / n + sum(spent.values()) / n
+    return rows + [("lexbor and C together", floor), ("Python, and the rest", whole_way - floor),
+                   ("the reactor's whole way, one site", whole_way), ("reference: lexbor parse + body text", reference)]
+
+
 def per_page(corpora: dict[str, list[bytes]], repeat: int) -> None:
     """Print the stage table of each corpus, then the by-size table of all of them."""
     pf = Scheme().build()
@@ -187,6 +265,11 @@ def per_page(corpora: dict[str, list[bytes]], repeat: int) -> None:
         # The stages timed one at a time (each over all pages, its code and tables warm) sum to
         # less than the reactor's whole way, timed page after page as a crawl runs it.
         print(f"{'(the first five stages summed)':40} {sum(sec for _, sec in rows[:5]) * 1e3:8.3f}")
+        where = shares(pf, bodies, repeat, dict(rows)["REACTOR THREAD, one site"], text)
+        if where:
+            print("where the reactor's way spends a page (one site; C: every call of the speedups timed):")
+            for stage, sec in where:
+                print(f"  {stage:38} {sec * 1e3:8.3f} {sec / text:13.2f}")
     print("\nby page size, both corpora (one core; x parse: the whole way's time over the bare parse's):")
     print_table(by_size(pf, everything, repeat, t_store), [
         ("size", "HTML size"), ("pages", "pages"), ("kib", "mean KiB"), ("ms", "ms/page"),

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from . import fingerprints, markup, templates, tokens, weights
 
-_USERS = (fingerprints, markup, templates, tokens, weights)  # every module that calls them
+MODULES = (fingerprints, markup, templates, tokens, weights)  # every module that calls them
 
 
 @contextmanager
@@ -16,11 +16,11 @@ def left_out() -> Iterator[None]:
     """Every module's C speedups left out while the block runs, as on an install without a
     compiler (benchmarks and tests compare the two ways). A fingerprinter built before sums in C
     only what the token scan hashes, so it follows too."""
-    saved = [module._speedups for module in _USERS]
-    for module in _USERS:
+    saved = [module._speedups for module in MODULES]
+    for module in MODULES:
         module._speedups = None
     try:
         yield
     finally:
-        for module, speedups_of in zip(_USERS, saved):
+        for module, speedups_of in zip(MODULES, saved):
             module._speedups = speedups_of
