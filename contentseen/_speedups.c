@@ -806,7 +806,7 @@ static inline uint32_t attribute_mark(const uint8_t *name, size_t len) {
 
 /* One tag read as the tokenizer reads it, from the byte after "<" or "</": its name, attributes
    and whether it ends "/>", and the marks of its attributes' names; returns where it ends. As
-   markup._TOKENIZED_TAG. */
+   markup._MARKUP's tags. */
 static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
                                int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding,
                                uint32_t *marks) {
@@ -1244,7 +1244,8 @@ static void model_end(Model *m, const Tag *t) {
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL}, t);
 }
 
-/* Where the markup at the "<" at ``p`` that starts no tag ends: markup._markup_end. */
+/* Where the markup at the "<" at ``p`` that starts no tag ends: markup._MARKUP's comments, doctypes
+   and bogus comments. */
 static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     size_t left = (size_t)(end - p);
     if (left >= 4 && !memcmp(p, "<!--", 4)) {

@@ -109,6 +109,12 @@ _MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _I
 _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
     "li dd dt p option optgroup ruby table template td th tr tbody thead tfoot caption colgroup body html br form select "
     "annotation-xml svg mglyph malignmark".split()))  # and those it tests one by one
+# The names whose start tags _StackModel.start reads by a rule of their own (else it opens the
+# element, and counts a formatting one), and those whose only rule is to close an open paragraph.
+_START_RULED = (_VOID | _FOREIGN | _RAW_TEXT | _CLOSES_P | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
+                | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p"})  # (formatting: counted)
+_CLOSES_P_ONLY = _CLOSES_P - _HEADINGS - frozenset(_CELL_ENDS) - {"li", "dd", "dt", "p"}
+
 if _speedups is not None:
     _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)
                                        for n in _MODEL_NAMES], list(MARKED_NAMES), list(MARKED_ATTRIBUTE_NAMES))
@@ -238,8 +244,12 @@ _TAG_BLANK = rb"[\t\n\f\r ]"
 _ATTRIBUTE_NAME = rb"[^\t\n\f\r />][^\t\n\f\r />=]*+"
 _ATTRIBUTE_VALUE = (rb"(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
                     + rb"""*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?""")
-_TOKENIZED_TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME
-                            + _ATTRIBUTE_VALUE + rb")*+)([\t\n\f\r /]*+>?)")
+# What the tokenizer reads at a "<": a tag (its groups: "/" of an end tag, its name, its
+# attributes, and its end); else a comment (to the first "-->" or "--!>"; "<!-->" and "<!--->"
+# are empty), a doctype or a bogus comment ("<!", "<?", "</" and no letter: to the first ">");
+# else the "<" is text.
+_MARKUP = re.compile(rb"<(?:(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME + _ATTRIBUTE_VALUE
+                     + rb")*+)([\t\n\f\r /]*+>?)|!--(?:>|->|.*?(?:-->|--!>)|.*)|[!?/][^>]*+>?)", re.DOTALL)
 _ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIBUTE_VALUE)  # names, in a tag
 _ATTRIBUTE_PAIRS = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
                               + rb"""*+(?:"([^"]*+)"?|'([^']*+)'?|([^\t\n\f\r >]*+)))?""")  # and values
@@ -253,7 +263,7 @@ def _costly(n: int) -> int:
 
 def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
     """What lexbor's tree builder does on ``raw`` (UTF-8 HTML) in time quadratic in its length, as
-    ``(cost, depth, marks)``; the markup read as the tokenizer reads it (tags as ``_TOKENIZED_TAG``: a
+    ``(cost, depth, marks)``; the markup read as the tokenizer reads it (``_MARKUP``: a
     tag inside another's quoted value is none; comments, doctypes, bogus comments and raw text
     skipped where it skips them). In C when built (``_speedups.tag_model``: the same figures).
 
@@ -277,15 +287,19 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
     if _speedups is not None:
         return _speedups.tag_model(raw, MAX_DEPTH)
     model, pos, size = _StackModel(), 0, len(raw)
+    names, spaces, points = model.names, model.spaces, model.points
     cost = html_attributes = body_attributes = select_tags = 0
     in_select = False
-    while len(model.names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and (pos := raw.find(b"<", pos)) >= 0:
-        m = _TOKENIZED_TAG.match(raw, pos)
-        if m is None:
-            pos = _markup_end(raw, pos)
-            continue
+    lower_names: dict[bytes, str] = {}
+    search = _MARKUP.search
+    while len(names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and (m := search(raw, pos)) is not None:
         pos = m.end()
-        closing, name, area = m.group(1), m.group(2).lower().decode("latin-1"), m.group(3)
+        closing, written, area, tail = m.groups()
+        if written is None:  # a comment, a doctype or a bogus comment
+            continue
+        name = lower_names.get(written)
+        if name is None:
+            name = lower_names[written] = written.lower().decode("latin-1")
         # each attribute but the first starts after a blank, "/" or a quote: fewer of those than
         # _COSTLY, and the tag holds no more attributes than count
         attributes = (len(_ATTRIBUTES.findall(area)) if name in ("html", "body") or (
@@ -299,15 +313,30 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
             html_attributes += attributes
         elif name == "body":
             body_attributes += attributes
-        else:
-            cost += _costly(attributes)
+        elif attributes > _COSTLY:
+            cost += attributes * attributes
+        # The most frequent tags, as _StackModel reads them, without its calls: the current HTML
+        # element's end tag, and a start tag of no rule of its own outside SVG and MathML.
         if closing:
-            model.end(name)
+            if names and names[-1] == name and not spaces[-1] and name not in _KEPT_OPEN:
+                del names[-1], spaces[-1], points[-1]
+                model.paragraphs -= name == "p"
+                if name in _FORMATTING:
+                    model.unclosed = max(0, model.unclosed - 1)
+            else:
+                model.end(name)
+            continue
+        if (name not in _START_RULED or (name in _CLOSES_P_ONLY and not model.paragraphs)) and not (
+                spaces and spaces[-1] and not points[-1]):
+            names.append(name)
+            spaces.append("")
+            points.append(False)
+            model.unclosed += name in _FORMATTING
             continue
         breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(area))
         html = name == "annotation-xml" and _html_encoding(area)
-        if model.start(name, m.group(4).endswith(b"/>"), breaks, html):  # raw text: up to its end tag
-            end = re.compile(rb"</" + re.escape(m.group(2)) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
+        if model.start(name, tail.endswith(b"/>"), breaks, html):  # raw text: up to its end tag
+            end = re.compile(rb"</" + re.escape(written) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
             pos = end.start() if end is not None else size
     cost += _costly(html_attributes) + _costly(body_attributes) + (_costly(select_tags) if in_select else 0)
     return min(cost, _COST_CAP), model.depth(), None
@@ -320,22 +349,6 @@ def _html_encoding(area: bytes) -> bool:
         if name.lower() == b"encoding":
             return b"".join(values).lower() in _HTML_ENCODINGS
     return False
-
-
-def _markup_end(raw: bytes, pos: int) -> int:
-    """Where what the tokenizer reads at the ``<`` at ``pos`` ends, when no tag starts there: a
-    comment (at the first ``-->`` or ``--!>``; ``<!-->`` and ``<!--->`` are empty), a doctype or
-    a bogus comment (``<!``, ``<?``, ``</`` and no letter: at the first ``>``), or a ``<`` of the
-    text (the next byte)."""
-    if raw.startswith(b"<!--", pos):
-        if raw.startswith(b">", pos + 4) or raw.startswith(b"->", pos + 4):
-            return raw.find(b">", pos + 4) + 1
-        ends = [e + len(mark) for mark in (b"-->", b"--!>") if (e := raw.find(mark, pos + 4)) >= 0]
-        return min(ends) if ends else len(raw)
-    if raw.startswith((b"<!", b"<?", b"</"), pos):
-        end = raw.find(b">", pos + 2)
-        return end + 1 if end >= 0 else len(raw)
-    return pos + 1
 
 
 class _StackModel:
