@@ -111,9 +111,10 @@ _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
     "annotation-xml svg mglyph malignmark".split()))  # and those it tests one by one
 # The names whose start tags _StackModel.start reads by a rule of their own (else it opens the
 # element, and counts a formatting one), and those whose only rule is to close an open paragraph.
-_START_RULED = (_VOID | _FOREIGN | _RAW_TEXT | _CLOSES_P | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
-                | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p"})  # (formatting: counted)
-_CLOSES_P_ONLY = _CLOSES_P - _HEADINGS - frozenset(_CELL_ENDS) - {"li", "dd", "dt", "p"}
+_OWN_START_RULES = (_VOID | _FOREIGN | _RAW_TEXT | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
+                    | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p"})
+_START_RULED = _OWN_START_RULES | _CLOSES_P
+_CLOSES_P_ONLY = _CLOSES_P - _OWN_START_RULES
 
 if _speedups is not None:
     _speedups.tag_names(_MODEL_NAMES, [sum(1 << b for b, names in enumerate(_MODEL_SETS) if n in names)

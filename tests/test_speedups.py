@@ -197,7 +197,8 @@ _DEPTH_PIECES = [b"<", b"</", b">", b"/>", b"/", b'"', b" ", b"x", b"<!--", b"--
                  b"<summary/>", b"<font>", b"<font color=red>", b"<FONT SIZE=2>", b"<font x='size'>", b"<desc>",
                  b"<mtext>", b"<xmp>", b"</xmp>", b"<annotation-xml encoding='text/html'>", b'<annotation-xml ENCODING="x">',
                  b"</annotation-xml>", b"</desc>", b"<nav/>", b"</nav>", b"</noscript>", b"</summary>", b"</mi>",
-                 b"<mglyph>", b"<malignmark/>", b"<mo>"]
+                 b"<mglyph>", b"<malignmark/>", b"<mo>", b"<hr>", b"<HR/>", b"<input>", b"<wbr>", b"<address>",
+                 b"</address>", b"<menu>", b"<em>", b"</em>", b"<code>", b"</code>", b"</html>", b"</br>"]
 
 
 @needs_build
