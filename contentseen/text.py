@@ -195,8 +195,8 @@ class Extractor:
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
-        html, utf8, deep, names, marks = prepared(html[:MAX_HTML_CHARS])
-        if deep:
+        html, utf8, flat, names, marks = prepared(html[:MAX_HTML_CHARS])
+        if flat:
             text = flat_text(html)
             return PageText(text, text, flat=True)
         tree = LexborHTMLParser(html if utf8 is None else utf8)
@@ -464,8 +464,8 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    html, utf8, deep, _, _ = prepared(html[:MAX_HTML_CHARS])
-    if deep:
+    html, utf8, flat, _, _ = prepared(html[:MAX_HTML_CHARS])
+    if flat:
         lower = html.lower()
         start = lower.find("<title")
         start = lower.find(">", start) + 1 if start >= 0 else 0
