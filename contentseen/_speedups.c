@@ -1350,6 +1350,24 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                 }
                 r++;
             }
+            /* Its tags are read for the marks all the same: the tree builder reads it as markup
+               where it ignores the start tag (in a frameset, a template's column group) or is in
+               SVG or MathML still. */
+            for (r = p; r < stop && (r = memchr(r, '<', (size_t)(stop - r))) != NULL;) {
+                if (r + 1 < stop && (uint8_t)((r[1] | 0x20) - 'a') <= 'z' - 'a') {
+                    const uint8_t *in_name;
+                    size_t in_len;
+                    int64_t in_attributes;
+                    int in_closed, in_breaks, in_encoding;
+                    uint32_t in_marks;
+                    r = read_tag(r + 1, stop, &in_name, &in_len, &in_attributes, &in_closed, &in_breaks, &in_encoding,
+                                 &in_marks);
+                    int id = model_html_id(m, in_name, in_len);
+                    marks |= in_marks | (id >= 0 ? model_marks[id] : 0);
+                } else {
+                    r++;
+                }
+            }
             p = stop;
         }
     }

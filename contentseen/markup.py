@@ -158,7 +158,9 @@ def prepared(html: str, close: bool = True) -> Prepared:
     if tags <= MAX_DEPTH and len(raw) <= 4096:
         return Prepared(html, utf8, False, names, None)
     cost, depth, marks = _tag_model(raw)
-    return Prepared(html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names, marks)
+    # (lone surrogates: lexbor parses the str without them, the walk read "?" in their place)
+    return Prepared(html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names,
+                    marks if utf8 is not None else None)
 
 
 def _tag_scan(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
@@ -281,8 +283,9 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
     *marks*, in C only (None in Python, where reading every tag's attributes would cost more than
     the query it spares): bit j is set when a start tag the walk read is named the j-th of
     ``MARKED_NAMES``, or (j past those) holds an attribute named the next of
-    ``MARKED_ATTRIBUTE_NAMES``. The walk reads every tag the tokenizer reads (and, in raw text
-    that the tokenizer's escapes prolong or in CDATA, more), so a page without a bit holds no
+    ``MARKED_ATTRIBUTE_NAMES``. The walk reads every tag the tokenizer reads, and more: for the
+    marks, the tags in what it takes for raw text too (the tree builder reads markup there where
+    it ignores the start tag, or is in SVG or MathML still), so a page without a bit holds no
     such element or attribute.
     """
     if _speedups is not None:
@@ -374,7 +377,7 @@ class _StackModel:
         named = f"{space}:{name}" if space else name
         self.names.append(named)
         self.spaces.append(space)
-        self.points.append(named in _INTEGRATION or (named == "math:annotation-xml" and html))
+        self.points.append(bool(space) and (named in _INTEGRATION or (named == "math:annotation-xml" and html)))
         self.paragraphs += named == "p"
 
     def _pop_to(self, i: int) -> None:

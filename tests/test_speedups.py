@@ -551,7 +551,10 @@ _MARKS = markup.MARKED_NAMES + markup.MARKED_ATTRIBUTE_NAMES
 # The marked names and attributes, in places where the tokenizer reads them and where it does not.
 _MARK_PIECES = _DEPTH_PIECES + [b"<main>", b"<ARTICLE ", b"<nav ", b"<header>", b"<head>", b"<footer/>", b"</aside>",
                                 b"<aside", b" role=x", b" ROLE", b' hidden="', b" aria-hidden=true", b" Aria-Hidden",
-                                b" title=role", b"<p", b"<![CDATA[", b"]]>", b"<noscript>", b"<iframe>", b"</iframe>"]
+                                b" title=role", b"<p", b"<![CDATA[", b"]]>", b"<noscript>", b"<iframe>", b"</iframe>",
+                                b"<frameset>", b"<frame", b"<template>", b"</template>", b"<col>", b"<caption>",
+                                b"</caption>", b"<colgroup>", b"</colgroup>", b"<head>", b"</head>", b"</noscript>",
+                                b"<noframes>", b"<textarea>"]
 
 
 def _marks_of(raw: bytes) -> set[str]:
@@ -580,8 +583,23 @@ def test_tag_model_marks_what_the_tokenizer_reads():
     assert _marked(b"<html><head><title>t</title></head><body><div class=x id=y>z</div>") == set()
     assert _marked(b"<header>x</header><MAIN Role=main><p HIDDEN>y<b aria-hidden=true>") == {
         "header", "main", "role", "hidden", "aria-hidden"}
-    # in raw text, comments and quoted values, in end tags, or only a name's start: none
-    assert _marked(b"<script><nav role=x></script><!-- <main> --><div title='<article hidden>'></footer x role>"
-                   b"<aside-x><p data-role=x title=hidden>") == set()
+    # in comments and quoted values, in end tags, or only a name's start: none
+    assert _marked(b"<!-- <main> --><div title='<article hidden>'></footer x role><aside-x><p data-role=x title=hidden>"
+                   ) == set()
+    # in raw text, as markup too: the tree builder reads it so where it ignores the start tag
+    assert _marked(b"<script><nav role=x></script>") == {"nav", "role"}
     for raw in pydoc_pages(30).values():
         assert _marks_of(raw) <= _marked(raw)
+    # where the tree builder reads as markup what the walk takes for raw text: a start tag it
+    # ignores (frameset, a template's column group), or SVG it stays in
+    for raw in (b"<frameset><iframe><frame role=main>", b"<frameset><title><frame hidden>",
+                b"<template><col><noframes></template><header>", b"<head><svg></head><style><main>",
+                b"<caption><svg></caption><style><main>", b"<colgroup><svg></colgroup><title><main>",
+                b"<noscript><svg></noscript><textarea><main>"):
+        assert _marks_of(raw) <= _marked(raw), raw
+
+
+def test_no_marks_where_lexbor_parses_other_bytes_than_the_walk():
+    # lone surrogates: lexbor parses the str without them, the walk read "?" in their place
+    page = "<div>" + "text " * 1000 + "<div hid\udc80den>x</div></div>"
+    assert markup.prepared(page).marks is None
