@@ -867,7 +867,8 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
 enum {
     M_VOID = 1, M_RAW = 2, M_FOREIGN = 4, M_INTEGRATION = 8, M_BREAKOUT = 16, M_SPECIAL = 32, M_ITEM_PASSES = 64,
     M_SCOPE = 128, M_BUTTON_SCOPE = 256, M_LIST_SCOPE = 512, M_HEADING = 1024, M_RUBY_PART = 2048,
-    M_CLOSES_P = 4096, M_FORMATTING = 8192, M_CELL = 16384
+    M_CLOSES_P = 4096, M_FORMATTING = 8192, M_CELL = 16384, M_SCOPED_END = 32768,
+    M_CURRENT_END = 65536
 };
 #define MODEL_NAMES 256
 #define MODEL_NAME_BYTES 24 /* "math:annotation-xml" and a zero */
@@ -911,11 +912,11 @@ static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id]
 /* The HTML names the model tests one by one, and their ids (markup._MODEL_NAMES holds them all). */
 enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
        N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_MGLYPH,
-       N_MALIGNMARK, N_COUNT };
+       N_MALIGNMARK, N_HEAD, N_COUNT };
 static const char *const model_literals[N_COUNT] = {
     "li", "dd", "dt", "p", "option", "optgroup", "ruby", "table", "template", "td", "th", "tr", "tbody", "thead",
     "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg", "mglyph",
-    "malignmark"};
+    "malignmark", "head"};
 static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
@@ -1143,6 +1144,10 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
     }
     if (f & M_RAW)
         return 1;
+    /* a head opens one before the body only; a caption or column group, in a table only */
+    if (IS(t, N_HEAD) || ((IS(t, N_CAPTION) || IS(t, N_COLGROUP)) &&
+                          model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t) < 0))
+        return 0;
     Rule item_stop = {SPECIAL_NOT, 0, M_ITEM_PASSES};
     if (IS(t, N_LI)) {
         model_close(m, (Rule){BY_NAME, N_LI, 0}, item_stop, t);
@@ -1222,6 +1227,11 @@ static void model_end(Model *m, const Tag *t) {
         return;
     Rule own = {OWN_NAME, 0, 0};
     top = model_top(m);
+    if (f & M_CURRENT_END) { /* the current element only */
+        if (top && !top->space && named_as(top, t))
+            m->n--;
+        return;
+    }
     if (IS(t, N_P)) {
         if (top && top->paragraphs)
             model_close(m, own, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
@@ -1238,7 +1248,7 @@ static void model_end(Model *m, const Tag *t) {
         model_close(m, own, (Rule){TABLE_SCOPE, 0, 0}, t);
     else if (IS(t, N_TEMPLATE))
         model_close(m, own, (Rule){NOTHING, 0, 0}, t);
-    else if (f & M_SPECIAL)
+    else if (f & M_SCOPED_END)
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SCOPE}, t);
     else
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL}, t);
@@ -2271,7 +2281,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 13) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 14) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -76,6 +76,18 @@ h4 h5 h6 head header hgroup hr html iframe img input keygen li link listing main
 noframes noscript object ol p param plaintext pre script search section select source style summary table tbody
 td template textarea tfoot th thead title tr track ul wbr xmp""".split()) | _INTEGRATION | {"math:annotation-xml"}
 _ITEM_PASSES = frozenset(("address", "div", "p"))
+# The end tags the tree builder reads by closing their element when it is in scope (through other
+# special elements too). The end tag of any other special element, as of an ordinary one, closes
+# it only through elements that are not special: a </head>, </noscript> or </frameset> lexbor
+# ignores (their element long closed, or never opened) closed everything above it in the model,
+# which then took a page nested 24,000 deep for a shallow one, and parsed it (0.7 s).
+_SCOPED_ENDS = frozenset("""address applet article aside blockquote button center dd details dialog dir div dl dt
+fieldset figcaption figure footer header hgroup listing main marquee menu nav object ol pre search section summary
+ul""".split())
+# ... and those that close only the current element: a <noscript> of the head, closed by the body's
+# first content, is not in the tree builder's stack, and a </noscript> closing SVG above it in the
+# model made it read the rest of the page as a raw-text <style>, which lexbor parsed in SVG.
+_CURRENT_ENDS = frozenset(("noscript", "frameset"))
 # Where an element's scope ends (the default scope; a paragraph's also at a button; a list
 # item's at a list; a table part's at its table).
 _SCOPE_BOUNDARY = frozenset("applet caption html table td th marquee object template".split()) | _INTEGRATION | {
@@ -105,14 +117,15 @@ _FONT_BREAKS = frozenset((b"color", b"face", b"size"))
 # The sets _StackModel reads, as the bits the C speedups' model reads them by (this module is their
 # one source: ``_speedups.tag_names`` takes them at import).
 _MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _ITEM_PASSES, _SCOPE_BOUNDARY,
-               _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS))
+               _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS),
+               _SCOPED_ENDS, _CURRENT_ENDS)
 _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
     "li dd dt p option optgroup ruby table template td th tr tbody thead tfoot caption colgroup body html br form select "
-    "annotation-xml svg mglyph malignmark".split()))  # and those it tests one by one
+    "annotation-xml svg mglyph malignmark head".split()))  # and those it tests one by one
 # The names whose start tags _StackModel.start reads by a rule of their own (else it opens the
 # element, and counts a formatting one), and those whose only rule is to close an open paragraph.
 _OWN_START_RULES = (_VOID | _FOREIGN | _RAW_TEXT | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
-                    | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p"})
+                    | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p", "head", "caption", "colgroup"})
 _START_RULED = _OWN_START_RULES | _CLOSES_P
 _CLOSES_P_ONLY = _CLOSES_P - _OWN_START_RULES
 
@@ -357,11 +370,15 @@ def _html_encoding(area: bytes) -> bool:
 
 class _StackModel:
     """The tree builder's stack of open elements as ``_tag_model`` follows it: elements close only
-    where the tree builder closes them whatever else holds (an end tag of an element in its
-    scope; a list item, term or cell closing the one before it; a block closing a paragraph in
-    button scope), each search looking through at most ``_SCAN`` elements; SVG and MathML
-    elements (named "svg:..." and "math:...") close at ``/>``, except in their integration
-    points, and the tags that leave them close them, as the tree builder does."""
+    where the tree builder closes them whatever else holds (the end tags it reads in scope,
+    ``_SCOPED_ENDS``, close an element in its scope; any other closes one only through elements
+    that are not special, or, ``_CURRENT_ENDS``, the current one only; a list item, term or cell
+    closes the one before it; a block, a paragraph in button scope), each search looking through
+    at most ``_SCAN`` elements; start tags it ignores in a body open none (a head; a caption or
+    column group outside a table); SVG and MathML elements (named "svg:..." and "math:...")
+    close at ``/>``, except in their integration points, and the tags that leave them close
+    them, as the tree builder does. (An element the model keeps open that the tree builder does
+    not is sound for the depth only as long as no end tag closes real elements above it.)"""
 
     def __init__(self) -> None:
         self.names: list[str] = []
@@ -431,6 +448,11 @@ class _StackModel:
             return False
         if name in _RAW_TEXT:
             return True
+        # A <head> opens one before the body only, which the body's first content closes; a caption
+        # or column group, in a table only.
+        if name == "head" or (name in ("caption", "colgroup") and self._find(_TABLE_CONTEXT.__contains__,
+                                                                           lambda n: False) < 0):
+            return False
         if name == "li":
             self._close(lambda n: n == "li", lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
         elif name in ("dd", "dt"):
@@ -486,7 +508,7 @@ class _StackModel:
                         break
                 else:
                     return  # past _SCAN: nothing closes
-        if name in _KEPT_OPEN:
+        if name in _KEPT_OPEN or name in _CURRENT_ENDS:
             return
         if name == "p":
             if self.paragraphs:
@@ -503,7 +525,7 @@ class _StackModel:
             self._close(lambda n: n == name, _TABLE_SCOPE.__contains__)
         elif name == "template":
             self._close(lambda n: n == "template", lambda n: False)
-        elif name in _SPECIAL:
+        elif name in _SCOPED_ENDS:
             self._close(lambda n: n == name, _SCOPE_BOUNDARY.__contains__)
         else:
             self._close(lambda n: n == name, _SPECIAL.__contains__)

@@ -786,6 +786,8 @@ STRESS = {
     "/stress/select.html": ("Choose a mirror", "<select name=mirror>" + "<option>mirror" * 80_000, "</select>"),
     "/stress/mathml.html": ("Formula rendering notes", '<math><annotation-xml encoding="text/html">' + "<div>x" * 50_000,
                             ""),
+    # end tags the tree builder ignores (no caption is open outside a table): 60,000 nested divs
+    "/stress/ignored-ends.html": ("Release archive", ("<caption>" + "<div>release" * 60 + "</caption>") * 1_000, ""),
 }
 
 

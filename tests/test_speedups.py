@@ -198,7 +198,9 @@ _DEPTH_PIECES = [b"<", b"</", b">", b"/>", b"/", b'"', b" ", b"x", b"<!--", b"--
                  b"<mtext>", b"<xmp>", b"</xmp>", b"<annotation-xml encoding='text/html'>", b'<annotation-xml ENCODING="x">',
                  b"</annotation-xml>", b"</desc>", b"<nav/>", b"</nav>", b"</noscript>", b"</summary>", b"</mi>",
                  b"<mglyph>", b"<malignmark/>", b"<mo>", b"<hr>", b"<HR/>", b"<input>", b"<wbr>", b"<address>",
-                 b"</address>", b"<menu>", b"<em>", b"</em>", b"<code>", b"</code>", b"</html>", b"</br>"]
+                 b"</address>", b"<menu>", b"<em>", b"</em>", b"<code>", b"</code>", b"</html>", b"</br>",
+                 b"<noscript>", b"<frameset>", b"</frameset>", b"<head>", b"</head>", b"</caption>", b"<colgroup>",
+                 b"</colgroup>", b"<section>", b"</section>", b"<iframe>", b"</iframe>"]
 
 
 @needs_build
