@@ -1056,7 +1056,8 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
 }
 
 /* What a search matches or stops at (markup._StackModel._find's predicates). */
-typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT, TABLE_CONTEXT, TABLE_SCOPE } Test;
+typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT, TABLE_CONTEXT, TABLE_SCOPE,
+               CELL_OR_CAPTION } Test;
 typedef struct {
     Test test;
     int which;      /* BY_NAME: an HTML element of the name N_... */
@@ -1081,6 +1082,8 @@ static inline int rule_holds(const Rule *r, const Open *o, const Tag *t) {
         return html_is(o, N_TABLE) || html_is(o, N_TEMPLATE);
     case TABLE_SCOPE: /* where a table part's scope ends */
         return html_is(o, N_HTML) || html_is(o, N_TABLE) || html_is(o, N_TEMPLATE);
+    case CELL_OR_CAPTION: /* where a table opens one inside another */
+        return html_is(o, N_TD) || html_is(o, N_TH) || html_is(o, N_CAPTION);
     }
     return 0;
 }
@@ -1195,6 +1198,10 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
                     model_push(m, &tr, 0, 0);
             }
         }
+    } else if (IS(t, N_TABLE)) { /* a table in a table, not in a cell or caption of it, closes the first */
+        Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){CELL_OR_CAPTION, 0, 0}, t);
+        if (table >= 0 && html_is(&m->open[table], N_TABLE))
+            m->n = table;
     }
     model_push(m, t, 0, html_encoding);
     return 0;
@@ -2281,7 +2288,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 14) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 15) < 0) {
         Py_DECREF(m);
         return NULL;
     }

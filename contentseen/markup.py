@@ -105,6 +105,7 @@ _SCAN = 64  # elements a close looks through; past them it closes nothing
 _KEPT_OPEN = frozenset(("body", "html", "br", "form"))  # by their end tags
 _TABLE_CONTEXT = frozenset(("table", "template"))  # where a table part is read
 _TABLE_SCOPE = _TABLE_CONTEXT | {"html"}  # where a table part's scope ends
+_CELL_OR_CAPTION = frozenset(("td", "th", "caption"))  # in which a table opens one inside another
 # Foreign content, where "/>" does close an element; in it, the start tags that leave it (the
 # tree builder then closes the foreign elements).
 _FOREIGN = frozenset(("svg", "math"))
@@ -125,7 +126,8 @@ _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
 # The names whose start tags _StackModel.start reads by a rule of their own (else it opens the
 # element, and counts a formatting one), and those whose only rule is to close an open paragraph.
 _OWN_START_RULES = (_VOID | _FOREIGN | _RAW_TEXT | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
-                    | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p", "head", "caption", "colgroup"})
+                    | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p", "head", "caption", "colgroup",
+                       "table"})
 _START_RULED = _OWN_START_RULES | _CLOSES_P
 _CLOSES_P_ONLY = _CLOSES_P - _OWN_START_RULES
 
@@ -473,6 +475,12 @@ class _StackModel:
                 return False  # outside a table: ignored
             if names[table] == "table":
                 self._close_part(name, table)
+        elif name == "table":
+            # a table in a table, not in a cell or caption of it: the tree builder closes the
+            # first (a model keeping it open let a later </table> close what lexbor keeps)
+            table = self._find(_TABLE_CONTEXT.__contains__, _CELL_OR_CAPTION.__contains__)
+            if table >= 0 and names[table] == "table":
+                self._pop_to(table)
         self._push(name)
         return False
 

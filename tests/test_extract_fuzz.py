@@ -458,8 +458,9 @@ QUADRATIC_CASES = [
     {"id": "50k SVG mtext, which is no integration point", "kind": "in_foreign", "open": "<svg>",
      "unit": "<mtext><xmp></noscript>x", "n": 50_000, "parsed": False},
     # end tags the tree builder ignores, of elements it never opened or closed long before (a
-    # review found them): the model closed everything above them; and SVG it stays in, where the
-    # model read a raw-text <style> to the end of the page
+    # review found them; a table opened in a table closes the first): the model closed
+    # everything above them; and SVG it stays in, where the model read a raw-text <style> to
+    # the end of the page
     {"id": "2k ignored heads around 60 divs each", "kind": "repeat", "unit": "<head>" + "<div>x" * 60 + "</head>",
      "n": 2_000, "parsed": False},
     {"id": "2k captions outside a table around 60 divs each", "kind": "repeat",
@@ -470,6 +471,8 @@ QUADRATIC_CASES = [
      "n": 2_000, "parsed": False},
     {"id": "2k noscripts around 60 spans each", "kind": "repeat", "unit": "<noscript>" + "<span>x" * 60 + "</noscript>",
      "n": 2_000, "parsed": False},
+    {"id": "2k tables in tables, 60 divs each, then a stray </table>", "kind": "repeat",
+     "unit": "<table><table></table>" + "<div>x" * 60 + "</table>", "n": 2_000, "parsed": False},
     {"id": "SVG kept by a </head>, then 50k divs in a <style>", "kind": "in_foreign",
      "open": "<head><svg></head><style>", "unit": "<div>x", "n": 50_000, "parsed": False},
     {"id": "SVG kept by a </noscript>, then 50k divs in a <style>", "kind": "in_foreign",
