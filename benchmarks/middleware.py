@@ -192,14 +192,8 @@ def c_timed(spent: dict[str, float]):
     for name in dir(speedups):
         if not name.startswith("_") and callable(getattr(speedups, name)):
             setattr(proxy, name, timed(name, getattr(speedups, name)))
-    saved = [module._speedups for module in pure_python.MODULES]
-    for module in pure_python.MODULES:
-        module._speedups = proxy
-    try:
+    with pure_python.replaced(proxy):
         yield
-    finally:
-        for module, speedups_of in zip(pure_python.MODULES, saved):
-            module._speedups = speedups_of
 
 
 def shares(pf, bodies: list[bytes], repeat: int, whole_way: float, reference: float) -> list[tuple[str, float]]:

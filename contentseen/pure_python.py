@@ -12,15 +12,20 @@ MODULES = (fingerprints, markup, templates, tokens, weights)  # every module tha
 
 
 @contextmanager
-def left_out() -> Iterator[None]:
-    """Every module's C speedups left out while the block runs, as on an install without a
-    compiler (benchmarks and tests compare the two ways). A fingerprinter built before sums in C
-    only what the token scan hashes, so it follows too."""
+def replaced(by: object) -> Iterator[None]:
+    """Every module's C speedups replaced ``by`` another module (or None) while the block runs."""
     saved = [module._speedups for module in MODULES]
     for module in MODULES:
-        module._speedups = None
+        module._speedups = by
     try:
         yield
     finally:
         for module, speedups_of in zip(MODULES, saved):
             module._speedups = speedups_of
+
+
+def left_out():
+    """Every module's C speedups left out while the block runs, as on an install without a
+    compiler (benchmarks and tests compare the two ways). A fingerprinter built before sums in C
+    only what the token scan hashes, so it follows too."""
+    return replaced(None)
