@@ -41,7 +41,7 @@
    weigh(text) their UTF-8 bytes, as weights.chars.
 
    tag_scan(raw, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
-   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most) follows the tree
+   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most, reopen_cost, quirks) follows the tree
    builder's stack of open elements and reckons its quadratic work as markup._tag_model does.
 
    Nothing here allocates more than a constant times the input's length. */
@@ -868,7 +868,7 @@ enum {
     M_VOID = 1, M_RAW = 2, M_FOREIGN = 4, M_INTEGRATION = 8, M_BREAKOUT = 16, M_SPECIAL = 32, M_ITEM_PASSES = 64,
     M_SCOPE = 128, M_BUTTON_SCOPE = 256, M_LIST_SCOPE = 512, M_HEADING = 1024, M_RUBY_PART = 2048,
     M_CLOSES_P = 4096, M_FORMATTING = 8192, M_CELL = 16384, M_SCOPED_END = 32768,
-    M_CURRENT_END = 65536
+    M_CURRENT_END = 65536, M_MARKER = 131072
 };
 #define MODEL_NAMES 256
 #define MODEL_NAME_BYTES 24 /* "math:annotation-xml" and a zero */
@@ -878,6 +878,8 @@ static uint32_t model_flags[MODEL_NAMES];
 static uint32_t model_marks[MODEL_NAMES]; /* of an element's name: its bit of a page's marks */
 static int16_t model_slots[MODEL_SLOTS];
 static Py_ssize_t n_model_names = 0;
+#define FORMATTING_NAMES 16
+static int8_t formatting_slot[MODEL_NAMES]; /* a formatting element's name: its count's index, else -1 */
 static const char *const model_spaces[] = {"", "svg:", "math:"};
 
 static inline uint32_t model_hash(const char *name, size_t len) {
@@ -912,11 +914,11 @@ static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id]
 /* The HTML names the model tests one by one, and their ids (markup._MODEL_NAMES holds them all). */
 enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
        N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_MGLYPH,
-       N_MALIGNMARK, N_HEAD, N_COUNT };
+       N_MALIGNMARK, N_HEAD, N_A, N_COUNT };
 static const char *const model_literals[N_COUNT] = {
     "li", "dd", "dt", "p", "option", "optgroup", "ruby", "table", "template", "td", "th", "tr", "tbody", "thead",
     "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg", "mglyph",
-    "malignmark", "head"};
+    "malignmark", "head", "a"};
 static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
@@ -932,6 +934,7 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
     }
     n_model_names = 0;
     n_mark_elements = n_mark_attributes = 0;
+    int formatting = 0;
     memset(model_marks, 0, sizeof(model_marks));
     memset(model_slots, 0, sizeof(model_slots));
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -947,6 +950,15 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
         memset(model_names[i], 0, MODEL_NAME_BYTES);
         memcpy(model_names[i], name, (size_t)len);
         model_flags[i] = (uint32_t)f;
+        formatting_slot[i] = -1;
+        if (f & M_FORMATTING) {
+            if (formatting == FORMATTING_NAMES) {
+                memset(model_slots, 0, sizeof(model_slots));
+                PyErr_SetString(PyExc_ValueError, "tag_names: too many formatting elements");
+                return NULL;
+            }
+            formatting_slot[i] = (int8_t)formatting++;
+        }
         uint32_t h = model_hash(model_names[i], (size_t)len) & (MODEL_SLOTS - 1);
         while (model_slots[h])
             h = (h + 1) & (MODEL_SLOTS - 1);
@@ -1011,10 +1023,20 @@ typedef struct {
     size_t len; /* 0: empty */
     int id;
 } CachedId;
+/* The tree builder's list of formatting elements past one marker (the first: none): its names
+   counted, and the marker's element's index on the stack (markup._StackModel.formatting). */
+typedef struct {
+    Py_ssize_t at;
+    int64_t total;
+    int32_t count[FORMATTING_NAMES];
+} Segment;
 typedef struct {
     Open *open;
     Py_ssize_t n, cap;
-    int64_t unclosed;
+    Segment *seg; /* cap + 1 of them: a marker is an element on the stack */
+    Py_ssize_t n_seg;
+    int64_t unclosed; /* the counts of all segments */
+    int quirks;       /* lexbor's mode: a <table> closes no paragraph */
     CachedId ids[ID_CACHE];
 } Model;
 
@@ -1050,9 +1072,37 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     uint32_t flags = model_flags_of(own);
     int point = (flags & M_INTEGRATION) || (space == 2 && html_encoding && t->id == ID[N_ANNOTATION]);
     int paragraphs = (m->n > 0 && m->n <= m->cap ? m->open[m->n - 1].paragraphs : 0) + (!space && t->id == ID[N_P]);
-    if (m->n < m->cap)
+    if (m->n < m->cap) {
         m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point, paragraphs};
+        if (!space && (flags & M_MARKER)) {
+            Segment *s = &m->seg[m->n_seg++];
+            memset(s, 0, sizeof(Segment));
+            s->at = m->n;
+        }
+    }
     m->n++; /* past cap only as the walk stops: the depth is what counts */
+}
+
+/* markup._StackModel._pop_to: the elements from ``i`` up closed, and the list cleared up to the
+   markers among them. */
+static void model_pop_to(Model *m, Py_ssize_t i) {
+    while (m->n_seg > 1 && m->seg[m->n_seg - 1].at >= i)
+        m->unclosed -= m->seg[--m->n_seg].total;
+    m->n = i;
+}
+
+/* markup._StackModel.opened */
+static void model_opened(Model *m, const Tag *t) {
+    Segment *s = &m->seg[m->n_seg - 1];
+    int k = formatting_slot[t->id];
+    if (t->id == ID[N_A] && s->count[k] > 0) {
+        s->count[k]--;
+        s->total--;
+        m->unclosed--;
+    }
+    s->count[k]++;
+    s->total++;
+    m->unclosed++;
 }
 
 /* What a search matches or stops at (markup._StackModel._find's predicates). */
@@ -1104,7 +1154,28 @@ static Py_ssize_t model_find(const Model *m, Rule match, Rule stop, const Tag *t
 static void model_close(Model *m, Rule match, Rule stop, const Tag *t) {
     Py_ssize_t i = model_find(m, match, stop, t);
     if (i >= 0)
-        m->n = i;
+        model_pop_to(m, i);
+}
+
+/* markup._StackModel.closed: before the stack changes. */
+static void model_closed(Model *m, const Tag *t) {
+    Segment *s = &m->seg[m->n_seg - 1];
+    int k = formatting_slot[t->id];
+    if (s->count[k] == 0)
+        return;
+    Py_ssize_t top = m->n < m->cap ? m->n : m->cap, bottom = m->n_seg > 1 ? s->at : -1;
+    for (Py_ssize_t i = top - 1; i > bottom; i--) { /* its element is above the marker's, if open */
+        if (top - 1 - i >= MODEL_SCAN)
+            return; /* past the scan */
+        const Open *o = &m->open[i];
+        if (!o->space && o->id == t->id)
+            break;
+        if ((o->flags & M_SCOPE) && !html_is(o, N_HTML))
+            return;
+    }
+    s->count[k]--;
+    s->total--;
+    m->unclosed--;
 }
 
 static inline int model_in_foreign(const Model *m) {
@@ -1114,7 +1185,7 @@ static inline int model_in_foreign(const Model *m) {
 
 static void model_leave_foreign(Model *m) {
     while (model_in_foreign(m)) /* the tree builder closes the foreign elements it leaves */
-        m->n--;
+        model_pop_to(m, m->n - 1);
 }
 
 #define IS(t, which) ((t)->id == ID[which])
@@ -1123,8 +1194,6 @@ static void model_leave_foreign(Model *m) {
 static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int html_encoding) {
     uint32_t f = model_flags_of(t->id);
     const Open *top = model_top(m);
-    if (f & M_FORMATTING)
-        m->unclosed++;
     if (top && top->point && top->space == 2 && top->id != ID[N_ANNOTATION] && (IS(t, N_MGLYPH) || IS(t, N_MALIGNMARK))) {
         model_push(m, t, 2, html_encoding); /* MathML's own, in its text integration points */
         return 0;
@@ -1138,6 +1207,8 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         }
         model_leave_foreign(m);
     }
+    if (f & M_FORMATTING)
+        model_opened(m, t);
     if (f & M_VOID)
         return 0;
     if (f & M_FOREIGN) {
@@ -1145,8 +1216,12 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
             model_push(m, t, IS(t, N_SVG) ? 1 : 2, html_encoding);
         return 0;
     }
-    if (f & M_RAW)
+    if (f & M_RAW) {
+        top = model_top(m);
+        if ((f & M_CLOSES_P) && top && top->paragraphs) /* xmp, plaintext */
+            model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
         return 1;
+    }
     /* a head opens one before the body only; a caption or column group, in a table only */
     if (IS(t, N_HEAD) || ((IS(t, N_CAPTION) || IS(t, N_COLGROUP)) &&
                           model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t) < 0))
@@ -1159,19 +1234,19 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         Py_ssize_t b = model_find(m, (Rule){BY_NAME, N_DT, 0}, item_stop, t);
         Py_ssize_t i = a > b ? a : b;
         if (i >= 0)
-            m->n = i;
+            model_pop_to(m, i);
     }
     top = model_top(m);
-    if ((f & M_CLOSES_P) && top && top->paragraphs)
+    if ((f & M_CLOSES_P) && top && top->paragraphs && !(m->quirks && IS(t, N_TABLE)))
         model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
     top = model_top(m);
     if ((f & M_HEADING) && top && (top->flags & M_HEADING)) {
-        m->n--;
+        model_pop_to(m, m->n - 1);
     } else if ((IS(t, N_OPTION) || IS(t, N_OPTGROUP)) && top && html_is(top, N_OPTION)) {
-        m->n--;
+        model_pop_to(m, m->n - 1);
     } else if ((f & M_RUBY_PART) && model_find(m, (Rule){BY_NAME, N_RUBY, 0}, (Rule){BY_FLAGS, 0, M_SCOPE}, t) >= 0) {
         while ((top = model_top(m)) && (top->flags & M_RUBY_PART))
-            m->n--;
+            model_pop_to(m, m->n - 1);
     } else if (f & M_CELL) {
         Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
         Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
@@ -1190,7 +1265,7 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
                 }
             }
             if (found >= 0) {
-                m->n = found;
+                model_pop_to(m, found);
             } else if (cell || row) {
                 Tag tbody = {(const uint8_t *)"tbody", 5, ID[N_TBODY]}, tr = {(const uint8_t *)"tr", 2, ID[N_TR]};
                 model_push(m, &tbody, 0, 0);
@@ -1201,7 +1276,7 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
     } else if (IS(t, N_TABLE)) { /* a table in a table, not in a cell or caption of it, closes the first */
         Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){CELL_OR_CAPTION, 0, 0}, t);
         if (table >= 0 && html_is(&m->open[table], N_TABLE))
-            m->n = table;
+            model_pop_to(m, table);
     }
     model_push(m, t, 0, html_encoding);
     return 0;
@@ -1210,8 +1285,6 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
 /* markup._StackModel.end */
 static void model_end(Model *m, const Tag *t) {
     uint32_t f = model_flags_of(t->id);
-    if ((f & M_FORMATTING) && m->unclosed > 0)
-        m->unclosed--;
     const Open *top = model_top(m);
     if (top && top->space) {
         if (IS(t, N_BR) || IS(t, N_P)) { /* they leave SVG and MathML too */
@@ -1220,7 +1293,7 @@ static void model_end(Model *m, const Tag *t) {
             Py_ssize_t top_i = m->n, i;
             for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
                 if (named_as(&m->open[i], t)) {
-                    m->n = i;
+                    model_pop_to(m, i);
                     return;
                 }
                 if (i == 0 || !m->open[i - 1].space)
@@ -1236,7 +1309,7 @@ static void model_end(Model *m, const Tag *t) {
     top = model_top(m);
     if (f & M_CURRENT_END) { /* the current element only */
         if (top && !top->space && named_as(top, t))
-            m->n--;
+            model_pop_to(m, m->n - 1);
         return;
     }
     if (IS(t, N_P)) {
@@ -1247,8 +1320,10 @@ static void model_end(Model *m, const Tag *t) {
         model_close(m, own, (Rule){BY_FLAGS, 0, M_LIST_SCOPE}, t);
     else if (f & M_HEADING)
         model_close(m, (Rule){BY_FLAGS, 0, M_HEADING}, (Rule){BY_FLAGS, 0, M_SCOPE}, t);
-    else if (f & M_FORMATTING)
+    else if (f & M_FORMATTING) {
+        model_closed(m, t);
         model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL | M_SCOPE}, t);
+    }
     else if (IS(t, N_SELECT))
         model_close(m, own, (Rule){NOT_OPTION, 0, 0}, t);
     else if ((f & M_CELL) || IS(t, N_TABLE) || IS(t, N_CAPTION) || IS(t, N_COLGROUP))
@@ -1293,29 +1368,38 @@ static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     return p + 1;
 }
 
-/* tag_model(raw, most) -> (cost, depth, marks): markup._tag_model's figures, the walk stopping once
-   the depth passes ``most``; and the marks (tag_names) of the names of the start tags it read and
+/* tag_model(raw, most, reopen_cost, quirks) -> (cost, depth, marks): markup._tag_model's figures
+   (markup.REOPEN_COST; quirks: markup._quirks), the walk stopping once the depth passes ``most``; and the marks (tag_names) of the names of the start tags it read and
    of their attributes. */
 static PyObject *tag_model(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t most;
-    if (!PyArg_ParseTuple(args, "y*n", &buf, &most))
+    long long reopen_cost;
+    int quirks;
+    if (!PyArg_ParseTuple(args, "y*nLp", &buf, &most, &reopen_cost, &quirks))
         return NULL;
-    if (n_model_names == 0 || most < 0 || most > 1 << 20) {
+    if (n_model_names == 0 || most < 0 || most > 1 << 20 || reopen_cost < 0 || reopen_cost > 1 << 20) {
         PyBuffer_Release(&buf);
-        PyErr_SetString(PyExc_ValueError, "tag_model: no tag_names given, or a depth out of range");
+        PyErr_SetString(PyExc_ValueError, "tag_model: no tag_names given, or a depth or cost out of range");
         return NULL;
     }
     Model *m = PyMem_RawCalloc(1, sizeof(Model));
     Open *open = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Open));
-    if (!m || !open) {
+    Segment *seg = PyMem_RawMalloc((size_t)(most + 9) * sizeof(Segment));
+    if (!m || !open || !seg) {
         PyMem_RawFree(m);
         PyMem_RawFree(open);
+        PyMem_RawFree(seg);
         PyBuffer_Release(&buf);
         return PyErr_NoMemory();
     }
     m->open = open;
     m->cap = most + 8;
+    m->seg = seg;
+    memset(seg, 0, sizeof(Segment));
+    seg->at = -1;
+    m->n_seg = 1;
+    m->quirks = quirks;
     int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
     uint32_t marks = 0;
     const uint8_t *p = buf.buf, *end = p + buf.len;
@@ -1328,6 +1412,8 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
             p = markup_end(p, end);
             continue;
         }
+        if (m->unclosed > COSTLY) /* markup.REOPEN_COST */
+            cost += reopen_cost * m->unclosed;
         const uint8_t *name;
         size_t len;
         int64_t attributes;
@@ -1367,9 +1453,9 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                 }
                 r++;
             }
-            /* Its tags are read for the marks all the same: the tree builder reads it as markup
-               where it ignores the start tag (in a frameset, a template's column group) or is in
-               SVG or MathML still. */
+            /* Its start tags are read for the marks and costs all the same: the tree builder
+               reads it as markup where it ignores the start tag (in a frameset, a template's column
+               group) or is in SVG or MathML still. */
             for (r = p; r < stop && (r = memchr(r, '<', (size_t)(stop - r))) != NULL;) {
                 if (r + 1 < stop && (uint8_t)((r[1] | 0x20) - 'a') <= 'z' - 'a') {
                     const uint8_t *in_name;
@@ -1381,6 +1467,13 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                                  &in_marks);
                     int id = model_html_id(m, in_name, in_len);
                     marks |= in_marks | (id >= 0 ? model_marks[id] : 0);
+                    /* and its attributes: the tree builder reads those tags there too */
+                    if (id == ID[N_HTML])
+                        html += in_attributes;
+                    else if (id == ID[N_BODY])
+                        body += in_attributes;
+                    else if ((cost += costly(in_attributes)) > INT64_MAX / 4)
+                        cost = INT64_MAX / 4;
                 } else {
                     r++;
                 }
@@ -1391,6 +1484,7 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     cost += costly(html) + costly(body) + (in_select ? costly(select_tags) : 0);
     int64_t depth = model_depth(m);
+    PyMem_RawFree(seg);
     PyMem_RawFree(open);
     PyMem_RawFree(m);
     PyBuffer_Release(&buf);
@@ -2248,7 +2342,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
     {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags, marked_elements, marked_attributes): the element names markup._StackModel knows, its flags of each, and the names whose marks tag_model gives."},
-    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most) -> (cost, depth, marks): markup._tag_model's figures."},
+    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most, reopen_cost, quirks) -> (cost, depth, marks): markup._tag_model's figures."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
@@ -2288,7 +2382,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 15) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 16) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -19,6 +19,7 @@ import re
 from typing import Callable, NamedTuple
 
 import numpy as np
+from selectolax.lexbor import LexborHTMLParser
 
 from ._native import speedups as _speedups  # None: the tags are scanned in numpy and Python
 
@@ -39,6 +40,12 @@ MAX_DEPTH = 512
 # 2,048 attributes or a <select> of 2,048 options parses in milliseconds (about 7 and 13 ms), and
 # beyond that 4 a byte of the page (at most about 0.1 s on the largest page read).
 COST_BUDGET, COST_PER_BYTE = 1 << 22, 4
+# The tree builder reopens the formatting elements of its list that are not open at the next text
+# or tag: after every tag, as many as the list holds (``_StackModel.unclosed``, when more than
+# ``_COSTLY``) cost ``REOPEN_COST`` each (an element costs the parse and the extraction about a
+# microsecond; COST_BUDGET is about 10 ms): 500 ``<b id=N>`` closed by a ``</p>``, then 4,000
+# ``<p>x</p>``, made 2 million elements of a 37 KB page (2.3 s).
+REOPEN_COST = 256
 
 
 _LT, _SLASH = ord("<"), ord("/")
@@ -55,12 +62,15 @@ _RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes p
 _SWALLOWERS = sorted((_RAW_TEXT - {"plaintext"}) | {"noscript"})
 _SELF_CLOSED_RAW = re.compile(f"<({'|'.join(_SWALLOWERS)})(\\s[^<>]*?)?/>", re.IGNORECASE)
 _SELF_CLOSED_RAW_AT = re.compile(_SELF_CLOSED_RAW.pattern.encode(), re.IGNORECASE)  # matched at a tag
-_CLOSES_P = frozenset("address article aside blockquote center details dialog dir div dl fieldset "
-                      "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main menu "
-                      "nav ol p pre section summary table ul".split())
+_CLOSES_P = frozenset("address article aside blockquote center dd details dialog dir div dl dt fieldset "
+                      "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li listing main menu "
+                      "nav ol p plaintext pre search section summary table ul xmp".split())
 # Reopened by the tree builder at every block that follows them while they are open: thousands
 # left open ('<p><b>x' x 60,000) cost lexbor as much as deep nesting does.
 _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+# Where the tree builder puts a marker in its list of formatting elements: those opened inside are
+# reopened only there, and forgotten when it closes; those before it are out of reach there.
+_MARKERS = frozenset("applet caption marquee object td template th".split())
 # SVG's and MathML's elements are named "svg:g", "math:mi" on the model's stack (an HTML element
 # of such a name is none of them). Their integration points, where HTML is read again: MathML's
 # text ones and SVG's (and MathML's annotation-xml of an HTML encoding, _HTML_ENCODINGS).
@@ -103,6 +113,7 @@ _CELL_ENDS = {"td": frozenset(("td", "th")), "th": frozenset(("td", "th")), "tr"
               "tfoot": frozenset(("tbody", "thead", "tfoot", "tr", "td", "th"))}
 _SCAN = 64  # elements a close looks through; past them it closes nothing
 _KEPT_OPEN = frozenset(("body", "html", "br", "form"))  # by their end tags
+_FAST_ENDS_NOT = _KEPT_OPEN | _MARKERS  # (_tag_model's current element's end tag, without a call)
 _TABLE_CONTEXT = frozenset(("table", "template"))  # where a table part is read
 _TABLE_SCOPE = _TABLE_CONTEXT | {"html"}  # where a table part's scope ends
 _CELL_OR_CAPTION = frozenset(("td", "th", "caption"))  # in which a table opens one inside another
@@ -119,15 +130,15 @@ _FONT_BREAKS = frozenset((b"color", b"face", b"size"))
 # one source: ``_speedups.tag_names`` takes them at import).
 _MODEL_SETS = (_VOID, _RAW_TEXT, _FOREIGN, _INTEGRATION, _BREAKOUT, _SPECIAL, _ITEM_PASSES, _SCOPE_BOUNDARY,
                _BUTTON_SCOPE, _LIST_SCOPE, _HEADINGS, _RUBY_PARTS, _CLOSES_P, _FORMATTING, frozenset(_CELL_ENDS),
-               _SCOPED_ENDS, _CURRENT_ENDS)
+               _SCOPED_ENDS, _CURRENT_ENDS, _MARKERS)
 _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
     "li dd dt p option optgroup ruby table template td th tr tbody thead tfoot caption colgroup body html br form select "
     "annotation-xml svg mglyph malignmark head".split()))  # and those it tests one by one
 # The names whose start tags _StackModel.start reads by a rule of their own (else it opens the
 # element, and counts a formatting one), and those whose only rule is to close an open paragraph.
 _OWN_START_RULES = (_VOID | _FOREIGN | _RAW_TEXT | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
-                    | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p", "head", "caption", "colgroup",
-                       "table"})
+                    | _MARKERS | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p", "head", "colgroup",
+                                  "table"})
 _START_RULED = _OWN_START_RULES | _CLOSES_P
 _CLOSES_P_ONLY = _CLOSES_P - _OWN_START_RULES
 
@@ -172,7 +183,7 @@ def prepared(html: str, close: bool = True) -> Prepared:
     # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
     if tags <= MAX_DEPTH and len(raw) <= 4096:
         return Prepared(html, utf8, False, names, None)
-    cost, depth, marks = _tag_model(raw)
+    cost, depth, marks = _tag_model(raw, _NAME_KEY["table"] in names and _quirks(raw))
     # (lone surrogates: lexbor parses the str without them, the walk read "?" in their place)
     return Prepared(html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names,
                     marks if utf8 is not None else None)
@@ -250,7 +261,7 @@ def _keys_of(names) -> np.ndarray:
 
 
 _SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
-_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES}
+_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES + ("table",)}
 _SWALLOWER_KEY_BYTES = _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 
@@ -268,6 +279,8 @@ _ATTRIBUTE_VALUE = (rb"(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
 # else the "<" is text.
 _MARKUP = re.compile(rb"<(?:(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME + _ATTRIBUTE_VALUE
                      + rb")*+)([\t\n\f\r /]*+>?)|!--(?:>|->|.*?(?:-->|--!>)|.*)|[!?/][^>]*+>?)", re.DOTALL)
+_START_TAG = re.compile(rb"<([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME + _ATTRIBUTE_VALUE
+                        + rb")*+)")  # a start tag's name and attributes, as in _MARKUP
 _ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIBUTE_VALUE)  # names, in a tag
 _ATTRIBUTE_PAIRS = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
                               + rb"""*+(?:"([^"]*+)"?|'([^']*+)'?|([^\t\n\f\r >]*+)))?""")  # and values
@@ -279,7 +292,32 @@ def _costly(n: int) -> int:
     return n * n if n > _COSTLY else 0
 
 
-def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
+def _attributes(exact: bool, area: bytes) -> int:
+    """The attributes in a tag's ``area``: counted when ``exact``, else only when they could be
+    more than ``_COSTLY`` (0 otherwise): each attribute but the first starts after a blank, "/"
+    or a quote, and the tag holds no more attributes than those."""
+    if exact or (len(area) > 2 * _COSTLY and len(area) - len(area.translate(None, _AFTER_ATTRIBUTE)) >= _COSTLY):
+        return len(_ATTRIBUTES.findall(area))
+    return 0
+
+
+def _quirks(raw: bytes) -> bool:
+    """Whether lexbor reads ``raw`` in quirks mode, where a ``<table>`` does not close an open
+    paragraph: it does a page whose first tag comes before any doctype; else its own reading of
+    the page up to the doctype decides (the doctype's public and system identifiers, what comes
+    before it), told by where it puts a table after a paragraph there."""
+    pos = 0
+    while (m := _MARKUP.search(raw, pos)) is not None:
+        if m[2] is not None:
+            return True
+        if raw[m.start() : m.start() + 9].lower() == b"<!doctype":
+            table = LexborHTMLParser(raw[: m.end()] + b"<p><table>").css_first("table")
+            return table is not None and table.parent is not None and table.parent.tag == "p"
+        pos = m.end()
+    return True
+
+
+def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
     """What lexbor's tree builder does on ``raw`` (UTF-8 HTML) in time quadratic in its length, as
     ``(cost, depth, marks)``; the markup read as the tokenizer reads it (``_MARKUP``: a
     tag inside another's quoted value is none; comments, doctypes, bogus comments and raw text
@@ -304,8 +342,8 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
     such element or attribute.
     """
     if _speedups is not None:
-        return _speedups.tag_model(raw, MAX_DEPTH)
-    model, pos, size = _StackModel(), 0, len(raw)
+        return _speedups.tag_model(raw, MAX_DEPTH, REOPEN_COST, quirks)
+    model, pos, size = _StackModel(quirks), 0, len(raw)
     names, spaces, points = model.names, model.spaces, model.points
     cost = html_attributes = body_attributes = select_tags = 0
     in_select = False
@@ -316,13 +354,12 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
         closing, written, area, tail = m.groups()
         if written is None:  # a comment, a doctype or a bogus comment
             continue
+        if model.unclosed > _COSTLY:
+            cost += REOPEN_COST * model.unclosed
         name = lower_names.get(written)
         if name is None:
             name = lower_names[written] = written.lower().decode("latin-1")
-        # each attribute but the first starts after a blank, "/" or a quote: fewer of those than
-        # _COSTLY, and the tag holds no more attributes than count
-        attributes = (len(_ATTRIBUTES.findall(area)) if name in ("html", "body") or (
-            len(area) > 2 * _COSTLY and len(area) - len(area.translate(None, _AFTER_ATTRIBUTE)) >= _COSTLY) else 0)
+        attributes = _attributes(name in ("html", "body"), area)
         if name == "select":
             cost += _costly(select_tags) if in_select else 0
             in_select, select_tags = not closing, 0
@@ -337,11 +374,11 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
         # The most frequent tags, as _StackModel reads them, without its calls: the current HTML
         # element's end tag, and a start tag of no rule of its own outside SVG and MathML.
         if closing:
-            if names and names[-1] == name and not spaces[-1] and name not in _KEPT_OPEN:
+            if names and names[-1] == name and not spaces[-1] and name not in _FAST_ENDS_NOT:
+                if name in _FORMATTING:
+                    model.closed(name)
                 del names[-1], spaces[-1], points[-1]
                 model.paragraphs -= name == "p"
-                if name in _FORMATTING:
-                    model.unclosed = max(0, model.unclosed - 1)
             else:
                 model.end(name)
             continue
@@ -350,13 +387,26 @@ def _tag_model(raw: bytes) -> tuple[int, int, int | None]:
             names.append(name)
             spaces.append("")
             points.append(False)
-            model.unclosed += name in _FORMATTING
+            if name in _FORMATTING:
+                model.opened(name)
             continue
         breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(area))
         html = name == "annotation-xml" and _html_encoding(area)
         if model.start(name, tail.endswith(b"/>"), breaks, html):  # raw text: up to its end tag
             end = re.compile(rb"</" + re.escape(written) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
-            pos = end.start() if end is not None else size
+            stop = end.start() if end is not None else size
+            # Its start tags' attributes count all the same: the tree builder reads them where it
+            # ignores the raw-text element's start tag (in a frameset, a template's column group).
+            for tag in _START_TAG.finditer(raw, pos, stop):
+                inner = tag[1].lower()
+                attributes = _attributes(inner in (b"html", b"body"), tag[2])
+                if inner == b"html":
+                    html_attributes += attributes
+                elif inner == b"body":
+                    body_attributes += attributes
+                elif attributes > _COSTLY:
+                    cost += attributes * attributes
+            pos = stop
     cost += _costly(html_attributes) + _costly(body_attributes) + (_costly(select_tags) if in_select else 0)
     return min(cost, _COST_CAP), model.depth(), None
 
@@ -382,11 +432,18 @@ class _StackModel:
     them, as the tree builder does. (An element the model keeps open that the tree builder does
     not is sound for the depth only as long as no end tag closes real elements above it.)"""
 
-    def __init__(self) -> None:
+    def __init__(self, quirks: bool = False) -> None:
+        self.quirks = quirks  # (lexbor's mode: a <table> then closes no paragraph)
         self.names: list[str] = []
         self.spaces: list[str] = []  # per open element: "svg", "math", or "" (HTML)
         self.points: list[bool] = []  # per open element: whether it is an integration point
-        self.unclosed = 0  # formatting elements opened and not closed: the tree builder reopens them
+        # The tree builder's list of formatting elements, which it reopens where they are not open:
+        # per marker (the first: none), the names counted in it, and the marker's element's index
+        # in ``names``. An entry leaves it only where the tree builder's surely leaves, so the count
+        # (``unclosed``, all of them) is never below its list's length.
+        self.formatting: list[dict[str, int]] = [{}]
+        self.marker_at: list[int] = []
+        self.unclosed = 0
         self.paragraphs = 0  # HTML <p> elements open (none: no paragraph to close)
 
     def depth(self) -> int:
@@ -398,11 +455,48 @@ class _StackModel:
         self.spaces.append(space)
         self.points.append(bool(space) and (named in _INTEGRATION or (named == "math:annotation-xml" and html)))
         self.paragraphs += named == "p"
+        if named in _MARKERS:
+            self.formatting.append({})
+            self.marker_at.append(len(self.names) - 1)
 
     def _pop_to(self, i: int) -> None:
         if self.paragraphs:
             self.paragraphs -= self.names[i:].count("p")
+        while self.marker_at and self.marker_at[-1] >= i:  # the list is cleared up to the marker
+            self.marker_at.pop()
+            self.unclosed -= sum(self.formatting.pop().values())
         del self.names[i:], self.spaces[i:], self.points[i:]
+
+    def opened(self, name: str) -> None:
+        """A formatting element's start tag, read as HTML: one more in the list (an <a> first
+        takes out the one it holds, as the tree builder does)."""
+        counts = self.formatting[-1]
+        if name == "a" and counts.get("a"):
+            counts["a"] -= 1
+            self.unclosed -= 1
+        counts[name] = counts.get(name, 0) + 1
+        self.unclosed += 1
+
+    def closed(self, name: str) -> None:
+        """A formatting element's end tag, read as HTML (before the stack is changed): the tree
+        builder takes an entry of its name out of its list unless none is there (past the last
+        marker) or its element is open but out of scope; where the model cannot tell (a scope
+        boundary above its element; past ``_SCAN``), the entry stays. (Its element, opened after
+        the last marker, is above the marker's element if open.)"""
+        counts = self.formatting[-1]
+        if not counts.get(name):
+            return
+        names = self.names
+        top = len(names) - 1
+        for i in range(top, self.marker_at[-1] if self.marker_at else -1, -1):
+            if top - i >= _SCAN:
+                return
+            if names[i] == name:
+                break
+            if names[i] in _SCOPE_BOUNDARY and names[i] != "html":
+                return
+        counts[name] -= 1
+        self.unclosed -= 1
 
     def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
         """The index of the topmost element ``match`` is true of, looking down from the top and
@@ -430,8 +524,6 @@ class _StackModel:
     def start(self, name: str, self_closed: bool, breaks: bool = False, html: bool = False) -> bool:
         """A start tag (``breaks``: one that leaves SVG and MathML whatever its name; ``html``: of
         an HTML encoding); whether it is of a raw-text element (its text to be skipped)."""
-        if name in _FORMATTING:
-            self.unclosed += 1
         if self.points and self.points[-1] and name in ("mglyph", "malignmark") and self.names[-1] in _TEXT_POINTS:
             self._push(name, "math")  # MathML's own, in its text integration points
             return False
@@ -442,6 +534,8 @@ class _StackModel:
                                else self.spaces[-1], html)
                 return False
             self._leave_foreign()
+        if name in _FORMATTING:
+            self.opened(name)
         if name in _VOID:
             return False
         if name in _FOREIGN:
@@ -449,6 +543,8 @@ class _StackModel:
                 self._push(name, name)
             return False
         if name in _RAW_TEXT:
+            if name in _CLOSES_P and self.paragraphs:  # xmp, plaintext
+                self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
             return True
         # A <head> opens one before the body only, which the body's first content closes; a caption
         # or column group, in a table only.
@@ -459,7 +555,7 @@ class _StackModel:
             self._close(lambda n: n == "li", lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
         elif name in ("dd", "dt"):
             self._close(lambda n: n in ("dd", "dt"), lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
-        if name in _CLOSES_P and self.paragraphs:
+        if name in _CLOSES_P and self.paragraphs and not (self.quirks and name == "table"):
             self._close(lambda n: n == "p", _BUTTON_SCOPE.__contains__)
         names = self.names
         if name in _HEADINGS and names and names[-1] in _HEADINGS:
@@ -497,10 +593,10 @@ class _StackModel:
 
     def end(self, name: str) -> None:
         """An end tag."""
-        if name in _FORMATTING:
-            self.unclosed = max(0, self.unclosed - 1)
         names, spaces = self.names, self.spaces
         if names and names[-1] == (f"{spaces[-1]}:{name}" if spaces[-1] else name) and name not in _KEPT_OPEN:
+            if name in _FORMATTING and not spaces[-1]:
+                self.closed(name)
             self._pop_to(len(names) - 1)  # the current element's end tag: every rule closes it
             return
         if names and spaces[-1]:
@@ -526,6 +622,7 @@ class _StackModel:
         elif name in _HEADINGS:
             self._close(_HEADINGS.__contains__, _SCOPE_BOUNDARY.__contains__)
         elif name in _FORMATTING:
+            self.closed(name)
             self._close(lambda n: n == name, lambda n: n in _SPECIAL or n in _SCOPE_BOUNDARY)
         elif name == "select":
             self._close(lambda n: n == "select", lambda n: n not in ("option", "optgroup"))
