@@ -303,18 +303,29 @@ def _attributes(exact: bool, area: bytes) -> int:
 
 def _quirks(raw: bytes) -> bool:
     """Whether lexbor reads ``raw`` in quirks mode, where a ``<table>`` does not close an open
-    paragraph: it does a page whose first tag comes before any doctype; else its own reading of
-    the page up to the doctype decides (the doctype's public and system identifiers, what comes
-    before it), told by where it puts a table after a paragraph there."""
+    paragraph: it does a page with text (a byte-order mark too) or a tag before any doctype, as
+    the standard says; else lexbor's own reading of the doctype (its public and system
+    identifiers) decides, told by where it puts a table after a paragraph there (asked once a
+    doctype: a site's pages share theirs)."""
     pos = 0
     while (m := _MARKUP.search(raw, pos)) is not None:
-        if m[2] is not None:
+        if m[2] is not None or raw[pos : m.start()].strip(b"\t\n\f\r "):
             return True
-        if raw[m.start() : m.start() + 9].lower() == b"<!doctype":
-            table = LexborHTMLParser(raw[: m.end()] + b"<p><table>").css_first("table")
-            return table is not None and table.parent is not None and table.parent.tag == "p"
+        doctype = m[0]
+        if doctype[:9].lower() == b"<!doctype":
+            quirks = _DOCTYPE_QUIRKS.get(doctype)
+            if quirks is None:
+                if len(_DOCTYPE_QUIRKS) >= 256:
+                    _DOCTYPE_QUIRKS.clear()
+                body = LexborHTMLParser(doctype + b"<p><table>").body
+                quirks = _DOCTYPE_QUIRKS[doctype] = body is None or body.last_child is None or (
+                    body.last_child.tag != "table")
+            return quirks
         pos = m.end()
     return True
+
+
+_DOCTYPE_QUIRKS: dict[bytes, bool] = {}
 
 
 def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:

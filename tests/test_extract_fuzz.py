@@ -709,3 +709,26 @@ def test_siblings_of_distinct_kinds_cost_linear_time():
     page, elapsed = timed(lambda: Extractor().texts(html), 0.1)
     assert elapsed < 0.1, f"{elapsed:.3f} s of CPU"
     assert "line 500 of the page" in page.whole
+
+
+_PRELUDES = [b"", b"<!DOCTYPE html>", b"<!doctype HTML>", b"  \n<!DOCTYPE html>", b"<!-- made today --><!DOCTYPE html>",
+             b"<?xml version='1.0'?>\n<!DOCTYPE html>", b"x<!DOCTYPE html>", b"\xef\xbb\xbf<!DOCTYPE html>",
+             b"&nbsp;<!DOCTYPE html>", b"<html><!DOCTYPE html>", b"<!DOCTYPE>", b"<!DOCTYPE html SYSTEM \"about:legacy-compat\">",
+             b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">',
+             b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">',
+             b'<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN">', b'<!DOCTYPE html PUBLIC "a>b">',
+             b'<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+             b'"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">', b"<!DOCTYPE svg>"]
+
+
+@pytest.mark.parametrize("prelude", _PRELUDES, ids=lambda p: p.decode("utf-8", "replace")[:40] or "none")
+def test_quirks_mode_is_lexbors(prelude):
+    # A <table> closes an open paragraph except in quirks mode: the walk must know which lexbor
+    # reads, or a page of tables in paragraphs nests deeper than it counts.
+    from selectolax.lexbor import LexborHTMLParser
+
+    from contentseen.markup import _quirks
+
+    page = prelude + b"<p>x<table><tr><td>y</table>"
+    table = LexborHTMLParser(page).css_first("table")
+    assert _quirks(page) is (table.parent.tag == "p")
