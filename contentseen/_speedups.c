@@ -809,7 +809,7 @@ static inline uint32_t attribute_mark(const uint8_t *name, size_t len) {
    markup._MARKUP's tags. */
 static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
                                int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding,
-                               uint32_t *marks) {
+                               uint32_t *marks, const uint8_t **area_end) {
     *name = q;
     q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
     *name_len = (size_t)(q - *name);
@@ -823,10 +823,13 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
     for (;;) {
         const uint8_t *run = q;
         q = tag_skip(q, end, TAG_BLANK | TAG_SLASH);
-        if (q >= end)
+        if (q >= end) {
+            *area_end = end;
             return q;
+        }
         if (*q == '>') {
             *self_closed = q > run && q[-1] == '/';
+            *area_end = q;
             return q + 1;
         }
         /* a name's first byte may be any other, "=" and quotes too */
@@ -878,8 +881,6 @@ static uint32_t model_flags[MODEL_NAMES];
 static uint32_t model_marks[MODEL_NAMES]; /* of an element's name: its bit of a page's marks */
 static int16_t model_slots[MODEL_SLOTS];
 static Py_ssize_t n_model_names = 0;
-#define FORMATTING_NAMES 16
-static int8_t formatting_slot[MODEL_NAMES]; /* a formatting element's name: its count's index, else -1 */
 static const char *const model_spaces[] = {"", "svg:", "math:"};
 
 static inline uint32_t model_hash(const char *name, size_t len) {
@@ -934,7 +935,6 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
     }
     n_model_names = 0;
     n_mark_elements = n_mark_attributes = 0;
-    int formatting = 0;
     memset(model_marks, 0, sizeof(model_marks));
     memset(model_slots, 0, sizeof(model_slots));
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -950,15 +950,6 @@ static PyObject *tag_names(PyObject *self, PyObject *args) {
         memset(model_names[i], 0, MODEL_NAME_BYTES);
         memcpy(model_names[i], name, (size_t)len);
         model_flags[i] = (uint32_t)f;
-        formatting_slot[i] = -1;
-        if (f & M_FORMATTING) {
-            if (formatting == FORMATTING_NAMES) {
-                memset(model_slots, 0, sizeof(model_slots));
-                PyErr_SetString(PyExc_ValueError, "tag_names: too many formatting elements");
-                return NULL;
-            }
-            formatting_slot[i] = (int8_t)formatting++;
-        }
         uint32_t h = model_hash(model_names[i], (size_t)len) & (MODEL_SLOTS - 1);
         while (model_slots[h])
             h = (h + 1) & (MODEL_SLOTS - 1);
@@ -1023,19 +1014,26 @@ typedef struct {
     size_t len; /* 0: empty */
     int id;
 } CachedId;
-/* The tree builder's list of formatting elements past one marker (the first: none): its names
-   counted, and the marker's element's index on the stack (markup._StackModel.formatting). */
+/* An entry of the tree builder's list of formatting elements (markup._StackModel.formatting): an
+   element's name and attributes as written (markup._written), or a marker (id -1) and its
+   element's index on the stack (-1 once closed). */
 typedef struct {
+    int id;
     Py_ssize_t at;
-    int64_t total;
-    int32_t count[FORMATTING_NAMES];
-} Segment;
+    int sure; /* a marker: surely the tree builder's (not a cell's in a template) */
+    const uint8_t *written;
+    size_t written_len;
+} Entry;
 typedef struct {
     Open *open;
     Py_ssize_t n, cap;
-    Segment *seg; /* cap + 1 of them: a marker is an element on the stack */
-    Py_ssize_t n_seg;
-    int64_t unclosed; /* the counts of all segments */
+    Entry *list;
+    Py_ssize_t n_list, list_cap;
+    Py_ssize_t *markers; /* the stack indices of the markers whose element is open (cap of them) */
+    Py_ssize_t n_markers;
+    int failed;       /* out of memory: the walk stops, the page deemed deep */
+    int64_t listed;   /* the list's elements */
+    int64_t unclosed; /* and those left out as a fourth of their kind: with the stack, the depth */
     int quirks;       /* lexbor's mode: a <table> closes no paragraph */
     CachedId ids[ID_CACHE];
 } Model;
@@ -1067,6 +1065,22 @@ static inline int named_as(const Open *o, const Tag *t) {
     return t->id >= 0 ? o->id == t->id : o->id < 0 && same_name(o->name, o->len, t->name, t->len);
 }
 
+/* One more entry at the end of the list; 0 when out of memory (the walk then stops). */
+static int model_list_add(Model *m, Entry e) {
+    if (m->n_list == m->list_cap) {
+        Py_ssize_t cap = m->list_cap ? 2 * m->list_cap : 64;
+        Entry *grown = PyMem_RawRealloc(m->list, (size_t)cap * sizeof(Entry));
+        if (!grown) {
+            m->failed = 1;
+            return 0;
+        }
+        m->list = grown;
+        m->list_cap = cap;
+    }
+    m->list[m->n_list++] = e;
+    return 1;
+}
+
 static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     int own = space ? model_id(t->name, t->len, space) : t->id;
     uint32_t flags = model_flags_of(own);
@@ -1074,35 +1088,76 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     int paragraphs = (m->n > 0 && m->n <= m->cap ? m->open[m->n - 1].paragraphs : 0) + (!space && t->id == ID[N_P]);
     if (m->n < m->cap) {
         m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point, paragraphs};
-        if (!space && (flags & M_MARKER)) {
-            Segment *s = &m->seg[m->n_seg++];
-            memset(s, 0, sizeof(Segment));
-            s->at = m->n;
-        }
+        if (!space && (flags & M_MARKER) && model_list_add(m, (Entry){-1, m->n, 1, NULL, 0}))
+            m->markers[m->n_markers++] = m->n;
     }
     m->n++; /* past cap only as the walk stops: the depth is what counts */
 }
 
-/* markup._StackModel._pop_to: the elements from ``i`` up closed, and the list cleared up to the
-   markers among them. */
-static void model_pop_to(Model *m, Py_ssize_t i) {
-    while (m->n_seg > 1 && m->seg[m->n_seg - 1].at >= i)
-        m->unclosed -= m->seg[--m->n_seg].total;
+/* markup._StackModel._clear */
+static void model_clear(Model *m) {
+    while (m->n_list > 0)
+        if (m->list[--m->n_list].id < 0)
+            return;
+        else
+            m->listed--, m->unclosed--;
+}
+
+/* Takes entry ``k`` out of the list; ``closed``: its element too (not one left out as a fourth). */
+static void model_list_remove(Model *m, Py_ssize_t k, int closed) {
+    if (m->list[k].id >= 0)
+        m->listed--, m->unclosed -= closed;
+    memmove(m->list + k, m->list + k + 1, (size_t)(m->n_list - k - 1) * sizeof(Entry));
+    m->n_list--;
+}
+
+static Py_ssize_t model_last_marker(const Model *m) {
+    Py_ssize_t k = m->n_list - 1;
+    while (k >= 0 && m->list[k].id >= 0)
+        k--;
+    return k;
+}
+
+/* markup._StackModel._pop_to */
+static void model_pop_to(Model *m, Py_ssize_t i, int own) {
+    while (m->n_markers > 0 && m->markers[m->n_markers - 1] >= i) {
+        Py_ssize_t at = m->markers[--m->n_markers], k = m->n_list - 1;
+        while (k >= 0 && !(m->list[k].id < 0 && m->list[k].at == at))
+            k--;
+        const Open *o = &m->open[at];
+        if (k >= 0 && !m->list[k].sure) /* maybe none of the tree builder's: the marker goes, its entries stay */
+            model_list_remove(m, k, 0);
+        else if (html_is(o, N_TD) || html_is(o, N_TH) || html_is(o, N_CAPTION) || (own && at == i))
+            model_clear(m);
+        k = m->n_list - 1;
+        while (k >= 0 && !(m->list[k].id < 0 && m->list[k].at == at))
+            k--;
+        if (k >= 0)
+            m->list[k].at = -1;
+    }
     m->n = i;
 }
 
 /* markup._StackModel.opened */
-static void model_opened(Model *m, const Tag *t) {
-    Segment *s = &m->seg[m->n_seg - 1];
-    int k = formatting_slot[t->id];
-    if (t->id == ID[N_A] && s->count[k] > 0) {
-        s->count[k]--;
-        s->total--;
-        m->unclosed--;
+static void model_opened(Model *m, const Tag *t, const uint8_t *written, size_t written_len, int html) {
+    Py_ssize_t start = model_last_marker(m) + 1, first = -1, same = 0;
+    if (html && t->id == ID[N_A])
+        for (Py_ssize_t k = m->n_list - 1; k >= start; k--)
+            if (m->list[k].id == t->id) {
+                model_list_remove(m, k, 1);
+                break;
+            }
+    for (Py_ssize_t k = start; k < m->n_list; k++) {
+        const Entry *e = &m->list[k];
+        if (e->id == t->id && e->written_len == written_len && !memcmp(e->written, written, written_len)) {
+            first = first < 0 ? k : first;
+            same++;
+        }
     }
-    s->count[k]++;
-    s->total++;
-    m->unclosed++;
+    if (same >= 3)
+        model_list_remove(m, first, 0);
+    if (model_list_add(m, (Entry){t->id, 0, 1, written, written_len}))
+        m->listed++, m->unclosed++;
 }
 
 /* What a search matches or stops at (markup._StackModel._find's predicates). */
@@ -1151,19 +1206,21 @@ static Py_ssize_t model_find(const Model *m, Rule match, Rule stop, const Tag *t
     return -1;
 }
 
-static void model_close(Model *m, Rule match, Rule stop, const Tag *t) {
+static void model_close(Model *m, Rule match, Rule stop, const Tag *t, int own) {
     Py_ssize_t i = model_find(m, match, stop, t);
     if (i >= 0)
-        model_pop_to(m, i);
+        model_pop_to(m, i, own);
 }
 
 /* markup._StackModel.closed: before the stack changes. */
 static void model_closed(Model *m, const Tag *t) {
-    Segment *s = &m->seg[m->n_seg - 1];
-    int k = formatting_slot[t->id];
-    if (s->count[k] == 0)
+    Py_ssize_t k = m->n_list - 1;
+    while (k >= 0 && m->list[k].id >= 0 && m->list[k].id != t->id)
+        k--;
+    if (k < 0 || m->list[k].id < 0)
         return;
-    Py_ssize_t top = m->n < m->cap ? m->n : m->cap, bottom = m->n_seg > 1 ? s->at : -1;
+    Py_ssize_t last = model_last_marker(m);
+    Py_ssize_t top = m->n < m->cap ? m->n : m->cap, bottom = last >= 0 ? m->list[last].at : -1;
     for (Py_ssize_t i = top - 1; i > bottom; i--) { /* its element is above the marker's, if open */
         if (top - 1 - i >= MODEL_SCAN)
             return; /* past the scan */
@@ -1173,9 +1230,7 @@ static void model_closed(Model *m, const Tag *t) {
         if ((o->flags & M_SCOPE) && !html_is(o, N_HTML))
             return;
     }
-    s->count[k]--;
-    s->total--;
-    m->unclosed--;
+    model_list_remove(m, k, 1);
 }
 
 static inline int model_in_foreign(const Model *m) {
@@ -1185,15 +1240,18 @@ static inline int model_in_foreign(const Model *m) {
 
 static void model_leave_foreign(Model *m) {
     while (model_in_foreign(m)) /* the tree builder closes the foreign elements it leaves */
-        model_pop_to(m, m->n - 1);
+        model_pop_to(m, m->n - 1, 0);
 }
 
 #define IS(t, which) ((t)->id == ID[which])
 
 /* markup._StackModel.start; 1 for a raw-text element. */
-static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int html_encoding) {
+static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int html_encoding, const uint8_t *written,
+                       size_t written_len) {
     uint32_t f = model_flags_of(t->id);
     const Open *top = model_top(m);
+    if (f & M_FORMATTING)
+        model_opened(m, t, written, written_len, !model_in_foreign(m) || (f & M_BREAKOUT) || breaks);
     if (top && top->point && top->space == 2 && top->id != ID[N_ANNOTATION] && (IS(t, N_MGLYPH) || IS(t, N_MALIGNMARK))) {
         model_push(m, t, 2, html_encoding); /* MathML's own, in its text integration points */
         return 0;
@@ -1207,8 +1265,6 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         }
         model_leave_foreign(m);
     }
-    if (f & M_FORMATTING)
-        model_opened(m, t);
     if (f & M_VOID)
         return 0;
     if (f & M_FOREIGN) {
@@ -1219,7 +1275,7 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
     if (f & M_RAW) {
         top = model_top(m);
         if ((f & M_CLOSES_P) && top && top->paragraphs) /* xmp, plaintext */
-            model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
+            model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t, 0);
         return 1;
     }
     /* a head opens one before the body only; a caption or column group, in a table only */
@@ -1228,25 +1284,25 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
         return 0;
     Rule item_stop = {SPECIAL_NOT, 0, M_ITEM_PASSES};
     if (IS(t, N_LI)) {
-        model_close(m, (Rule){BY_NAME, N_LI, 0}, item_stop, t);
+        model_close(m, (Rule){BY_NAME, N_LI, 0}, item_stop, t, 0);
     } else if (IS(t, N_DD) || IS(t, N_DT)) {
         Py_ssize_t a = model_find(m, (Rule){BY_NAME, N_DD, 0}, item_stop, t);
         Py_ssize_t b = model_find(m, (Rule){BY_NAME, N_DT, 0}, item_stop, t);
         Py_ssize_t i = a > b ? a : b;
         if (i >= 0)
-            model_pop_to(m, i);
+            model_pop_to(m, i, 0);
     }
     top = model_top(m);
     if ((f & M_CLOSES_P) && top && top->paragraphs && !(m->quirks && IS(t, N_TABLE)))
-        model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
+        model_close(m, (Rule){BY_NAME, N_P, 0}, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t, 0);
     top = model_top(m);
     if ((f & M_HEADING) && top && (top->flags & M_HEADING)) {
-        model_pop_to(m, m->n - 1);
+        model_pop_to(m, m->n - 1, 0);
     } else if ((IS(t, N_OPTION) || IS(t, N_OPTGROUP)) && top && html_is(top, N_OPTION)) {
-        model_pop_to(m, m->n - 1);
+        model_pop_to(m, m->n - 1, 0);
     } else if ((f & M_RUBY_PART) && model_find(m, (Rule){BY_NAME, N_RUBY, 0}, (Rule){BY_FLAGS, 0, M_SCOPE}, t) >= 0) {
         while ((top = model_top(m)) && (top->flags & M_RUBY_PART))
-            model_pop_to(m, m->n - 1);
+            model_pop_to(m, m->n - 1, 0);
     } else if (f & M_CELL) {
         Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
         Py_ssize_t top_i = m->n < m->cap ? m->n : m->cap;
@@ -1265,20 +1321,37 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
                 }
             }
             if (found >= 0) {
-                model_pop_to(m, found);
+                model_pop_to(m, found, 0);
             } else if (cell || row) {
+                /* a row or row group open: only what is missing below it */
+                int has_row = 0, has_group = 0;
+                for (Py_ssize_t i = top_i - 1; i > table; i--) {
+                    const Open *o = &m->open[i];
+                    if (html_is(o, N_TR) || html_is(o, N_TBODY) || html_is(o, N_THEAD) || html_is(o, N_TFOOT)) {
+                        has_row = html_is(o, N_TR);
+                        has_group = !has_row;
+                        break;
+                    }
+                }
                 Tag tbody = {(const uint8_t *)"tbody", 5, ID[N_TBODY]}, tr = {(const uint8_t *)"tr", 2, ID[N_TR]};
-                model_push(m, &tbody, 0, 0);
-                if (cell)
+                if (!has_row && !has_group)
+                    model_push(m, &tbody, 0, 0);
+                if (cell && !has_row)
                     model_push(m, &tr, 0, 0);
             }
         }
     } else if (IS(t, N_TABLE)) { /* a table in a table, not in a cell or caption of it, closes the first */
         Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){CELL_OR_CAPTION, 0, 0}, t);
         if (table >= 0 && html_is(&m->open[table], N_TABLE))
-            model_pop_to(m, table);
+            model_pop_to(m, table, 0);
     }
     model_push(m, t, 0, html_encoding);
+    if (IS(t, N_TD) || IS(t, N_TH) || IS(t, N_CAPTION)) { /* in a template: the tree builder may have ignored it */
+        Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
+        Entry *last = m->n_list > 0 ? &m->list[m->n_list - 1] : NULL;
+        if (last && last->id < 0 && last->at == m->n - 1 && !(table >= 0 && html_is(&m->open[table], N_TABLE)))
+            last->sure = 0;
+    }
     return 0;
 }
 
@@ -1293,7 +1366,7 @@ static void model_end(Model *m, const Tag *t) {
             Py_ssize_t top_i = m->n, i;
             for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
                 if (named_as(&m->open[i], t)) {
-                    model_pop_to(m, i);
+                    model_pop_to(m, i, 0);
                     return;
                 }
                 if (i == 0 || !m->open[i - 1].space)
@@ -1309,31 +1382,31 @@ static void model_end(Model *m, const Tag *t) {
     top = model_top(m);
     if (f & M_CURRENT_END) { /* the current element only */
         if (top && !top->space && named_as(top, t))
-            model_pop_to(m, m->n - 1);
+            model_pop_to(m, m->n - 1, 0);
         return;
     }
     if (IS(t, N_P)) {
         if (top && top->paragraphs)
-            model_close(m, own, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t);
+            model_close(m, own, (Rule){BY_FLAGS, 0, M_BUTTON_SCOPE}, t, 0);
     }
     else if (IS(t, N_LI))
-        model_close(m, own, (Rule){BY_FLAGS, 0, M_LIST_SCOPE}, t);
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_LIST_SCOPE}, t, 0);
     else if (f & M_HEADING)
-        model_close(m, (Rule){BY_FLAGS, 0, M_HEADING}, (Rule){BY_FLAGS, 0, M_SCOPE}, t);
+        model_close(m, (Rule){BY_FLAGS, 0, M_HEADING}, (Rule){BY_FLAGS, 0, M_SCOPE}, t, 0);
     else if (f & M_FORMATTING) {
         model_closed(m, t);
-        model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL | M_SCOPE}, t);
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL | M_SCOPE}, t, 0);
     }
     else if (IS(t, N_SELECT))
-        model_close(m, own, (Rule){NOT_OPTION, 0, 0}, t);
+        model_close(m, own, (Rule){NOT_OPTION, 0, 0}, t, 0);
     else if ((f & M_CELL) || IS(t, N_TABLE) || IS(t, N_CAPTION) || IS(t, N_COLGROUP))
-        model_close(m, own, (Rule){TABLE_SCOPE, 0, 0}, t);
+        model_close(m, own, (Rule){TABLE_SCOPE, 0, 0}, t, 0);
     else if (IS(t, N_TEMPLATE))
-        model_close(m, own, (Rule){NOTHING, 0, 0}, t);
+        model_close(m, own, (Rule){NOTHING, 0, 0}, t, 1);
     else if (f & M_SCOPED_END)
-        model_close(m, own, (Rule){BY_FLAGS, 0, M_SCOPE}, t);
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_SCOPE}, t, 1);
     else
-        model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL}, t);
+        model_close(m, own, (Rule){BY_FLAGS, 0, M_SPECIAL}, t, 0);
 }
 
 /* Where the markup at the "<" at ``p`` that starts no tag ends: markup._MARKUP's comments, doctypes
@@ -1385,41 +1458,47 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     }
     Model *m = PyMem_RawCalloc(1, sizeof(Model));
     Open *open = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Open));
-    Segment *seg = PyMem_RawMalloc((size_t)(most + 9) * sizeof(Segment));
-    if (!m || !open || !seg) {
+    Py_ssize_t *markers = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Py_ssize_t));
+    if (!m || !open || !markers) {
         PyMem_RawFree(m);
         PyMem_RawFree(open);
-        PyMem_RawFree(seg);
+        PyMem_RawFree(markers);
         PyBuffer_Release(&buf);
         return PyErr_NoMemory();
     }
     m->open = open;
     m->cap = most + 8;
-    m->seg = seg;
-    memset(seg, 0, sizeof(Segment));
-    seg->at = -1;
-    m->n_seg = 1;
+    m->markers = markers;
     m->quirks = quirks;
     int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
     uint32_t marks = 0;
     const uint8_t *p = buf.buf, *end = p + buf.len;
     Py_BEGIN_ALLOW_THREADS
-    while (model_depth(m) <= most && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+    while (model_depth(m) <= most && !m->failed && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         const uint8_t *q = p + 1;
         int closing = q < end && *q == '/';
         q += closing;
         if (q >= end || (uint8_t)((*q | 0x20) - 'a') > 'z' - 'a') {
+            const Open *top = model_top(m);
+            if (top && top->space && end - p >= 9 && !memcmp(p, "<![CDATA[", 9)) { /* CDATA, in SVG and MathML */
+                const uint8_t *r = p + 9;
+                while ((r = memchr(r, ']', (size_t)(end - r))) != NULL && !(end - r >= 3 && r[1] == ']' && r[2] == '>'))
+                    r++;
+                p = r ? r + 3 : end;
+                continue;
+            }
             p = markup_end(p, end);
             continue;
         }
-        if (m->unclosed > COSTLY) /* markup.REOPEN_COST */
-            cost += reopen_cost * m->unclosed;
+        if (m->listed > COSTLY) /* markup.REOPEN_COST */
+            cost += reopen_cost * m->listed;
         const uint8_t *name;
         size_t len;
         int64_t attributes;
         int self_closed, breaks, html_encoding;
         uint32_t tag_marks;
-        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding, &tag_marks);
+        const uint8_t *area_end;
+        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding, &tag_marks, &area_end);
         Tag t = {name, len, model_html_id(m, name, len)};
         if (!closing)
             marks |= tag_marks | (t.id >= 0 ? model_marks[t.id] : 0);
@@ -1442,7 +1521,16 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
             cost = INT64_MAX / 4;
         if (closing) {
             model_end(m, &t);
-        } else if (model_start(m, &t, self_closed, breaks, html_encoding)) {
+        } else {
+            /* markup._written: the attributes as written, without the blanks and "/" before them
+               and the blanks after them */
+            const uint8_t *w = name + len, *w_end = area_end;
+            while (w < w_end && (tag_class[*w] & (TAG_BLANK | TAG_SLASH)))
+                w++;
+            while (w_end > w && (tag_class[w_end[-1]] & TAG_BLANK))
+                w_end--;
+            if (!model_start(m, &t, self_closed, breaks, html_encoding, w, (size_t)(w_end - w)))
+                continue;
             /* raw text: up to "</name" and a blank, "/" or ">" */
             const uint8_t *r = p, *stop = end;
             while ((r = memchr(r, '<', (size_t)(end - r))) != NULL) {
@@ -1463,8 +1551,9 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                     int64_t in_attributes;
                     int in_closed, in_breaks, in_encoding;
                     uint32_t in_marks;
+                    const uint8_t *in_area_end;
                     r = read_tag(r + 1, stop, &in_name, &in_len, &in_attributes, &in_closed, &in_breaks, &in_encoding,
-                                 &in_marks);
+                                 &in_marks, &in_area_end);
                     int id = model_html_id(m, in_name, in_len);
                     marks |= in_marks | (id >= 0 ? model_marks[id] : 0);
                     /* and its attributes: the tree builder reads those tags there too */
@@ -1483,8 +1572,9 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     cost += costly(html) + costly(body) + (in_select ? costly(select_tags) : 0);
-    int64_t depth = model_depth(m);
-    PyMem_RawFree(seg);
+    int64_t depth = m->failed ? most + 1 : model_depth(m);
+    PyMem_RawFree(m->list);
+    PyMem_RawFree(markers);
     PyMem_RawFree(open);
     PyMem_RawFree(m);
     PyBuffer_Release(&buf);

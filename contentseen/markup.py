@@ -41,7 +41,7 @@ MAX_DEPTH = 512
 # beyond that 4 a byte of the page (at most about 0.1 s on the largest page read).
 COST_BUDGET, COST_PER_BYTE = 1 << 22, 4
 # The tree builder reopens the formatting elements of its list that are not open at the next text
-# or tag: after every tag, as many as the list holds (``_StackModel.unclosed``, when more than
+# or tag: after every tag, as many as the list holds (``_StackModel.listed``, when more than
 # ``_COSTLY``) cost ``REOPEN_COST`` each (an element costs the parse and the extraction about a
 # microsecond; COST_BUDGET is about 10 ms): 500 ``<b id=N>`` closed by a ``</p>``, then 4,000
 # ``<p>x</p>``, made 2 million elements of a 37 KB page (2.3 s).
@@ -292,6 +292,13 @@ def _costly(n: int) -> int:
     return n * n if n > _COSTLY else 0
 
 
+def _written(area: bytes, tail: bytes) -> bytes:
+    """A tag's attributes as written (``_MARKUP``'s area and tail, without the closing ">"),
+    without the blanks and "/" before them and the blanks after them: tags of the same attributes
+    written alike are the same (the tree builder's "same" is wider)."""
+    return (area + (tail[:-1] if tail.endswith(b">") else tail)).lstrip(b"\t\n\f\r /").rstrip(b"\t\n\f\r ")
+
+
 def _attributes(exact: bool, area: bytes) -> int:
     """The attributes in a tag's ``area``: counted when ``exact``, else only when they could be
     more than ``_COSTLY`` (0 otherwise): each attribute but the first starts after a blank, "/"
@@ -363,10 +370,13 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
     while len(names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and (m := search(raw, pos)) is not None:
         pos = m.end()
         closing, written, area, tail = m.groups()
-        if written is None:  # a comment, a doctype or a bogus comment
+        if written is None:  # a comment, a doctype or a bogus comment; in SVG or MathML, CDATA
+            if spaces and spaces[-1] and raw.startswith(b"<![CDATA[", m.start()):
+                end = raw.find(b"]]>", m.start() + 9)
+                pos = size if end < 0 else end + 3
             continue
-        if model.unclosed > _COSTLY:
-            cost += REOPEN_COST * model.unclosed
+        if model.listed > _COSTLY:
+            cost += REOPEN_COST * model.listed
         name = lower_names.get(written)
         if name is None:
             name = lower_names[written] = written.lower().decode("latin-1")
@@ -399,11 +409,12 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
             spaces.append("")
             points.append(False)
             if name in _FORMATTING:
-                model.opened(name)
+                model.opened(name, _written(area, tail))
             continue
         breaks = name == "font" and any(a.lower() in _FONT_BREAKS for a in _ATTRIBUTES.findall(area))
         html = name == "annotation-xml" and _html_encoding(area)
-        if model.start(name, tail.endswith(b"/>"), breaks, html):  # raw text: up to its end tag
+        if model.start(name, tail.endswith(b"/>"), breaks, html,
+                       _written(area, tail) if name in _FORMATTING else b""):  # raw text: up to its end tag
             end = re.compile(rb"</" + re.escape(written) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
             stop = end.start() if end is not None else size
             # Its start tags' attributes count all the same: the tree builder reads them where it
@@ -449,12 +460,15 @@ class _StackModel:
         self.spaces: list[str] = []  # per open element: "svg", "math", or "" (HTML)
         self.points: list[bool] = []  # per open element: whether it is an integration point
         # The tree builder's list of formatting elements, which it reopens where they are not open:
-        # per marker (the first: none), the names counted in it, and the marker's element's index
-        # in ``names``. An entry leaves it only where the tree builder's surely leaves, so the count
-        # (``unclosed``, all of them) is never below its list's length.
-        self.formatting: list[dict[str, int]] = [{}]
-        self.marker_at: list[int] = []
-        self.unclosed = 0
+        # an element's entry is its (name, attributes as written), a marker's a list of its
+        # element's index in ``names`` (-1 once closed: the list keeps the marker until it is
+        # cleared). An entry leaves it only where the tree builder's surely leaves, so ``listed``,
+        # its elements, is never below its list's. ``unclosed`` counts them too, and those left out
+        # as a fourth of their kind, which may stay open (each reopened copy of a <b> a stray </i>
+        # left open nests the next one deeper): with the stack, the depth.
+        self.formatting: list = []
+        self.markers: list[list[int]] = []  # those whose element is open, in order
+        self.listed = self.unclosed = 0
         self.paragraphs = 0  # HTML <p> elements open (none: no paragraph to close)
 
     def depth(self) -> int:
@@ -467,46 +481,87 @@ class _StackModel:
         self.points.append(bool(space) and (named in _INTEGRATION or (named == "math:annotation-xml" and html)))
         self.paragraphs += named == "p"
         if named in _MARKERS:
-            self.formatting.append({})
-            self.marker_at.append(len(self.names) - 1)
+            marker = [len(self.names) - 1, True]  # (and whether it surely is the tree builder's)
+            self.formatting.append(marker)
+            self.markers.append(marker)
 
-    def _pop_to(self, i: int) -> None:
+    def _pop_to(self, i: int, own: bool = False) -> None:
+        """Close the elements from ``i`` up; a cell or caption among them clears the list up to
+        its last marker, as does an object, applet, marquee or template closed by its own end tag
+        (``own``: the one at ``i``)."""
+        names = self.names
         if self.paragraphs:
-            self.paragraphs -= self.names[i:].count("p")
-        while self.marker_at and self.marker_at[-1] >= i:  # the list is cleared up to the marker
-            self.marker_at.pop()
-            self.unclosed -= sum(self.formatting.pop().values())
-        del self.names[i:], self.spaces[i:], self.points[i:]
+            self.paragraphs -= names[i:].count("p")
+        while self.markers and self.markers[-1][0] >= i:
+            marker = self.markers.pop()
+            if not marker[1]:  # maybe none of the tree builder's: the marker goes, its entries stay
+                del self.formatting[next(j for j, e in enumerate(self.formatting) if e is marker)]
+            elif names[marker[0]] in _CELL_OR_CAPTION or (own and marker[0] == i):
+                self._clear()
+            marker[0] = -1
+        del names[i:], self.spaces[i:], self.points[i:]
 
-    def opened(self, name: str) -> None:
-        """A formatting element's start tag, read as HTML: one more in the list (an <a> first
-        takes out the one it holds, as the tree builder does)."""
-        counts = self.formatting[-1]
-        if name == "a" and counts.get("a"):
-            counts["a"] -= 1
+    def _clear(self) -> None:
+        formatting = self.formatting
+        while formatting:
+            if type(formatting.pop()) is list:
+                return
+            self.listed -= 1
             self.unclosed -= 1
-        counts[name] = counts.get(name, 0) + 1
+
+    def _last_marker(self) -> int:
+        formatting = self.formatting
+        for j in range(len(formatting) - 1, -1, -1):
+            if type(formatting[j]) is list:
+                return j
+        return -1
+
+    def opened(self, name: str, attributes: bytes, html: bool = True) -> None:
+        """A formatting element's start tag (``attributes`` as written, ends stripped of blanks):
+        one more entry, as the tree builder adds (counted in SVG and MathML too, where the model
+        may be and it not). As it does, an <a> read as HTML first takes out the <a> the list holds,
+        and a fourth entry of the same name and attributes since the last marker the first."""
+        formatting, entry = self.formatting, (name, attributes)
+        start = self._last_marker() + 1
+        if html and name == "a":
+            for j in range(len(formatting) - 1, start - 1, -1):
+                if formatting[j][0] == "a":
+                    del formatting[j]
+                    self.listed -= 1
+                    self.unclosed -= 1
+                    break
+        same = [j for j in range(start, len(formatting)) if formatting[j] == entry]
+        if len(same) >= 3:
+            del formatting[same[0]]
+            self.listed -= 1
+        formatting.append(entry)
+        self.listed += 1
         self.unclosed += 1
 
     def closed(self, name: str) -> None:
         """A formatting element's end tag, read as HTML (before the stack is changed): the tree
-        builder takes an entry of its name out of its list unless none is there (past the last
-        marker) or its element is open but out of scope; where the model cannot tell (a scope
-        boundary above its element; past ``_SCAN``), the entry stays. (Its element, opened after
-        the last marker, is above the marker's element if open.)"""
-        counts = self.formatting[-1]
-        if not counts.get(name):
+        builder takes the last entry of its name out of its list unless none is there (past the
+        last marker) or its element is open but out of scope; where the model cannot tell (a
+        scope boundary above an element of that name; past ``_SCAN``), the entry stays. (Its
+        element, opened after the last marker, is above the marker's element if that is open.)"""
+        formatting = self.formatting
+        j = len(formatting) - 1
+        while j >= 0 and type(formatting[j]) is not list and formatting[j][0] != name:
+            j -= 1
+        if j < 0 or type(formatting[j]) is list:
             return
+        last = self._last_marker()
         names = self.names
         top = len(names) - 1
-        for i in range(top, self.marker_at[-1] if self.marker_at else -1, -1):
+        for i in range(top, formatting[last][0] if last >= 0 else -1, -1):
             if top - i >= _SCAN:
                 return
             if names[i] == name:
                 break
             if names[i] in _SCOPE_BOUNDARY and names[i] != "html":
                 return
-        counts[name] -= 1
+        del formatting[j]
+        self.listed -= 1
         self.unclosed -= 1
 
     def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
@@ -520,10 +575,10 @@ class _StackModel:
                 return -1
         return -1
 
-    def _close(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> None:
+    def _close(self, match: Callable[[str], bool], stop: Callable[[str], bool], own: bool = False) -> None:
         i = self._find(match, stop)
         if i >= 0:
-            self._pop_to(i)
+            self._pop_to(i, own)
 
     def _in_foreign(self) -> bool:
         return bool(self.names) and bool(self.spaces[-1]) and not self.points[-1]
@@ -532,9 +587,13 @@ class _StackModel:
         while self._in_foreign():  # the tree builder closes the foreign elements it leaves
             self._pop_to(len(self.names) - 1)
 
-    def start(self, name: str, self_closed: bool, breaks: bool = False, html: bool = False) -> bool:
+    def start(self, name: str, self_closed: bool, breaks: bool = False, html: bool = False,
+              written: bytes = b"") -> bool:
         """A start tag (``breaks``: one that leaves SVG and MathML whatever its name; ``html``: of
-        an HTML encoding); whether it is of a raw-text element (its text to be skipped)."""
+        an HTML encoding; ``written``: its attributes, ``_written``); whether it is of a raw-text
+        element (its text to be skipped)."""
+        if name in _FORMATTING:
+            self.opened(name, written, not self._in_foreign() or name in _BREAKOUT or breaks)
         if self.points and self.points[-1] and name in ("mglyph", "malignmark") and self.names[-1] in _TEXT_POINTS:
             self._push(name, "math")  # MathML's own, in its text integration points
             return False
@@ -545,8 +604,6 @@ class _StackModel:
                                else self.spaces[-1], html)
                 return False
             self._leave_foreign()
-        if name in _FORMATTING:
-            self.opened(name)
         if name in _VOID:
             return False
         if name in _FOREIGN:
@@ -589,6 +646,8 @@ class _StackModel:
             if table >= 0 and names[table] == "table":
                 self._pop_to(table)
         self._push(name)
+        if name in _CELL_OR_CAPTION and names[self._find(_TABLE_CONTEXT.__contains__, lambda n: False)] != "table":
+            self.formatting[-1][1] = False  # in a template: the tree builder may have ignored it
         return False
 
     def _close_part(self, name: str, table: int) -> None:
@@ -599,8 +658,14 @@ class _StackModel:
             if names[i] in ends:
                 self._pop_to(i)
                 return
-        for implied in {"td": ("tbody", "tr"), "th": ("tbody", "tr"), "tr": ("tbody",)}.get(name, ()):
-            self._push(implied)
+        # (a row or row group open: only what is missing below it)
+        implied = {"td": ["tbody", "tr"], "th": ["tbody", "tr"], "tr": ["tbody"]}.get(name, [])
+        for i in range(len(names) - 1, table, -1):
+            if names[i] == "tr" or names[i] in ("tbody", "thead", "tfoot"):
+                del implied[: 2 if names[i] == "tr" else 1]
+                break
+        for part in implied:
+            self._push(part)
 
     def end(self, name: str) -> None:
         """An end tag."""
@@ -608,7 +673,7 @@ class _StackModel:
         if names and names[-1] == (f"{spaces[-1]}:{name}" if spaces[-1] else name) and name not in _KEPT_OPEN:
             if name in _FORMATTING and not spaces[-1]:
                 self.closed(name)
-            self._pop_to(len(names) - 1)  # the current element's end tag: every rule closes it
+            self._pop_to(len(names) - 1, not spaces[-1])  # the current element's end tag: every rule closes it
             return
         if names and spaces[-1]:
             if name in ("br", "p"):  # they leave SVG and MathML too
@@ -640,9 +705,9 @@ class _StackModel:
         elif name in _CELL_ENDS or name in ("table", "caption", "colgroup"):
             self._close(lambda n: n == name, _TABLE_SCOPE.__contains__)
         elif name == "template":
-            self._close(lambda n: n == "template", lambda n: False)
+            self._close(lambda n: n == "template", lambda n: False, True)
         elif name in _SCOPED_ENDS:
-            self._close(lambda n: n == name, _SCOPE_BOUNDARY.__contains__)
+            self._close(lambda n: n == name, _SCOPE_BOUNDARY.__contains__, True)
         else:
             self._close(lambda n: n == name, _SPECIAL.__contains__)
 
