@@ -1016,21 +1016,30 @@ typedef struct {
 } CachedId;
 /* An entry of the tree builder's list of formatting elements (markup._StackModel.formatting): an
    element's name and attributes as written (markup._written), or a marker (id -1) and its
-   element's index on the stack (-1 once closed). */
+   element's index on the stack when pushed and its serial number (the list keeps a marker whose
+   element closed until it is cleared). */
 typedef struct {
     int id;
     Py_ssize_t at;
-    int sure; /* a marker: surely the tree builder's (not a cell's in a template) */
+    int64_t serial;
     const uint8_t *written;
     size_t written_len;
 } Entry;
+/* A marker whose element is open: its element's index, serial, and whether it surely is the tree
+   builder's (not a cell's in a template). */
+typedef struct {
+    Py_ssize_t at;
+    int64_t serial;
+    int sure;
+} Marker;
 typedef struct {
     Open *open;
     Py_ssize_t n, cap;
     Entry *list;
     Py_ssize_t n_list, list_cap;
-    Py_ssize_t *markers; /* the stack indices of the markers whose element is open (cap of them) */
+    Marker *markers; /* those whose element is open (cap of them), in order */
     Py_ssize_t n_markers;
+    int64_t serials;
     int failed;       /* out of memory: the walk stops, the page deemed deep */
     int64_t listed;   /* the list's elements */
     int64_t unclosed; /* and those left out as a fourth of their kind: with the stack, the depth */
@@ -1088,8 +1097,8 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     int paragraphs = (m->n > 0 && m->n <= m->cap ? m->open[m->n - 1].paragraphs : 0) + (!space && t->id == ID[N_P]);
     if (m->n < m->cap) {
         m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point, paragraphs};
-        if (!space && (flags & M_MARKER) && model_list_add(m, (Entry){-1, m->n, 1, NULL, 0}))
-            m->markers[m->n_markers++] = m->n;
+        if (!space && (flags & M_MARKER) && model_list_add(m, (Entry){-1, m->n, ++m->serials, NULL, 0}))
+            m->markers[m->n_markers++] = (Marker){m->n, m->serials, 1};
     }
     m->n++; /* past cap only as the walk stops: the depth is what counts */
 }
@@ -1120,20 +1129,11 @@ static Py_ssize_t model_last_marker(const Model *m) {
 
 /* markup._StackModel._pop_to */
 static void model_pop_to(Model *m, Py_ssize_t i, int own) {
-    while (m->n_markers > 0 && m->markers[m->n_markers - 1] >= i) {
-        Py_ssize_t at = m->markers[--m->n_markers], k = m->n_list - 1;
-        while (k >= 0 && !(m->list[k].id < 0 && m->list[k].at == at))
-            k--;
-        const Open *o = &m->open[at];
-        if (k >= 0 && !m->list[k].sure) /* maybe none of the tree builder's: the marker goes, its entries stay */
-            model_list_remove(m, k, 0);
-        else if (html_is(o, N_TD) || html_is(o, N_TH) || html_is(o, N_CAPTION) || (own && at == i))
+    while (m->n_markers > 0 && m->markers[m->n_markers - 1].at >= i) {
+        Marker mk = m->markers[--m->n_markers];
+        const Open *o = &m->open[mk.at];
+        if (mk.sure && (html_is(o, N_TD) || html_is(o, N_TH) || html_is(o, N_CAPTION) || (own && mk.at == i)))
             model_clear(m);
-        k = m->n_list - 1;
-        while (k >= 0 && !(m->list[k].id < 0 && m->list[k].at == at))
-            k--;
-        if (k >= 0)
-            m->list[k].at = -1;
     }
     m->n = i;
 }
@@ -1156,7 +1156,7 @@ static void model_opened(Model *m, const Tag *t, const uint8_t *written, size_t 
     }
     if (same >= 3)
         model_list_remove(m, first, 0);
-    if (model_list_add(m, (Entry){t->id, 0, 1, written, written_len}))
+    if (model_list_add(m, (Entry){t->id, 0, 0, written, written_len}))
         m->listed++, m->unclosed++;
 }
 
@@ -1220,7 +1220,9 @@ static void model_closed(Model *m, const Tag *t) {
     if (k < 0 || m->list[k].id < 0)
         return;
     Py_ssize_t last = model_last_marker(m);
-    Py_ssize_t top = m->n < m->cap ? m->n : m->cap, bottom = last >= 0 ? m->list[last].at : -1;
+    Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
+    Py_ssize_t bottom = last >= 0 && m->n_markers > 0 && m->markers[m->n_markers - 1].serial == m->list[last].serial
+                            ? m->list[last].at : -1; /* its element open */
     for (Py_ssize_t i = top - 1; i > bottom; i--) { /* its element is above the marker's, if open */
         if (top - 1 - i >= MODEL_SCAN)
             return; /* past the scan */
@@ -1348,8 +1350,8 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
     model_push(m, t, 0, html_encoding);
     if (IS(t, N_TD) || IS(t, N_TH) || IS(t, N_CAPTION)) { /* in a template: the tree builder may have ignored it */
         Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
-        Entry *last = m->n_list > 0 ? &m->list[m->n_list - 1] : NULL;
-        if (last && last->id < 0 && last->at == m->n - 1 && !(table >= 0 && html_is(&m->open[table], N_TABLE)))
+        Marker *last = m->n_markers > 0 ? &m->markers[m->n_markers - 1] : NULL;
+        if (last && last->at == m->n - 1 && !(table >= 0 && html_is(&m->open[table], N_TABLE)))
             last->sure = 0;
     }
     return 0;
@@ -1458,7 +1460,7 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     }
     Model *m = PyMem_RawCalloc(1, sizeof(Model));
     Open *open = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Open));
-    Py_ssize_t *markers = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Py_ssize_t));
+    Marker *markers = PyMem_RawMalloc((size_t)(most + 8) * sizeof(Marker));
     if (!m || !open || !markers) {
         PyMem_RawFree(m);
         PyMem_RawFree(open);

@@ -461,8 +461,8 @@ class _StackModel:
         self.points: list[bool] = []  # per open element: whether it is an integration point
         # The tree builder's list of formatting elements, which it reopens where they are not open:
         # an element's entry is its (name, attributes as written), a marker's a list of its
-        # element's index in ``names`` (-1 once closed: the list keeps the marker until it is
-        # cleared). An entry leaves it only where the tree builder's surely leaves, so ``listed``,
+        # element's index in ``names`` and whether it surely is the tree builder's (the list
+        # keeps a marker whose element closed until it is cleared). An entry leaves it only where the tree builder's surely leaves, so ``listed``,
         # its elements, is never below its list's. ``unclosed`` counts them too, and those left out
         # as a fourth of their kind, which may stay open (each reopened copy of a <b> a stray </i>
         # left open nests the next one deeper): with the stack, the depth.
@@ -481,24 +481,22 @@ class _StackModel:
         self.points.append(bool(space) and (named in _INTEGRATION or (named == "math:annotation-xml" and html)))
         self.paragraphs += named == "p"
         if named in _MARKERS:
-            marker = [len(self.names) - 1, True]  # (and whether it surely is the tree builder's)
+            marker = [len(self.names) - 1, True]
             self.formatting.append(marker)
             self.markers.append(marker)
 
     def _pop_to(self, i: int, own: bool = False) -> None:
         """Close the elements from ``i`` up; a cell or caption among them clears the list up to
         its last marker, as does an object, applet, marquee or template closed by its own end tag
-        (``own``: the one at ``i``)."""
+        (``own``: the one at ``i``); a cell's marker that may be none of the tree builder's clears
+        nothing (its entries, left in the list, are counted)."""
         names = self.names
         if self.paragraphs:
             self.paragraphs -= names[i:].count("p")
         while self.markers and self.markers[-1][0] >= i:
             marker = self.markers.pop()
-            if not marker[1]:  # maybe none of the tree builder's: the marker goes, its entries stay
-                del self.formatting[next(j for j, e in enumerate(self.formatting) if e is marker)]
-            elif names[marker[0]] in _CELL_OR_CAPTION or (own and marker[0] == i):
+            if marker[1] and (names[marker[0]] in _CELL_OR_CAPTION or (own and marker[0] == i)):
                 self._clear()
-            marker[0] = -1
         del names[i:], self.spaces[i:], self.points[i:]
 
     def _clear(self) -> None:
@@ -553,7 +551,8 @@ class _StackModel:
         last = self._last_marker()
         names = self.names
         top = len(names) - 1
-        for i in range(top, formatting[last][0] if last >= 0 else -1, -1):
+        bottom = formatting[last][0] if last >= 0 and self.markers and self.markers[-1] is formatting[last] else -1
+        for i in range(top, bottom, -1):
             if top - i >= _SCAN:
                 return
             if names[i] == name:
