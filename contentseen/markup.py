@@ -461,11 +461,12 @@ class _StackModel:
         self.points: list[bool] = []  # per open element: whether it is an integration point
         # The tree builder's list of formatting elements, which it reopens where they are not open:
         # an element's entry is its (name, attributes as written), a marker's a list of its
-        # element's index in ``names`` and whether it surely is the tree builder's (the list
-        # keeps a marker whose element closed until it is cleared). An entry leaves it only where the tree builder's surely leaves, so ``listed``,
-        # its elements, is never below its list's. ``unclosed`` counts them too, and those left out
-        # as a fourth of their kind, which may stay open (each reopened copy of a <b> a stray </i>
-        # left open nests the next one deeper): with the stack, the depth.
+        # element's index in ``names`` and whether it surely is the tree builder's (the list keeps
+        # a marker whose element closed until it is cleared). An entry leaves it only where the
+        # tree builder's surely leaves, so ``listed``, its elements, is never below its list's.
+        # ``unclosed`` counts them too, and those left out as a fourth of their kind, which may
+        # stay open (each reopened copy of a <b> a stray </i> left open nests the next one
+        # deeper): with the stack, the depth.
         self.formatting: list = []
         self.markers: list[list[int]] = []  # those whose element is open, in order
         self.listed = self.unclosed = 0
