@@ -41,7 +41,7 @@
    weigh(text) their UTF-8 bytes, as weights.chars.
 
    tag_scan(raw, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
-   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most, reopen_cost, quirks) follows the tree
+   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most, reopen_cost, quirks, limit) follows the tree
    builder's stack of open elements and reckons its quadratic work as markup._tag_model does.
 
    Nothing here allocates more than a constant times the input's length. */
@@ -915,11 +915,11 @@ static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id]
 /* The HTML names the model tests one by one, and their ids (markup._MODEL_NAMES holds them all). */
 enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
        N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_MGLYPH,
-       N_MALIGNMARK, N_HEAD, N_A, N_COUNT };
+       N_MALIGNMARK, N_HEAD, N_A, N_COL, N_COUNT };
 static const char *const model_literals[N_COUNT] = {
     "li", "dd", "dt", "p", "option", "optgroup", "ruby", "table", "template", "td", "th", "tr", "tbody", "thead",
     "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg", "mglyph",
-    "malignmark", "head", "a"};
+    "malignmark", "head", "a", "col"};
 static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
@@ -1162,7 +1162,7 @@ static void model_opened(Model *m, const Tag *t, const uint8_t *written, size_t 
 
 /* What a search matches or stops at (markup._StackModel._find's predicates). */
 typedef enum { BY_NAME, OWN_NAME, BY_FLAGS, NOT_OPTION, NOTHING, SPECIAL_NOT, TABLE_CONTEXT, TABLE_SCOPE,
-               CELL_OR_CAPTION } Test;
+               CELL_OR_CAPTION, PART_CONTEXT } Test;
 typedef struct {
     Test test;
     int which;      /* BY_NAME: an HTML element of the name N_... */
@@ -1189,6 +1189,9 @@ static inline int rule_holds(const Rule *r, const Open *o, const Tag *t) {
         return html_is(o, N_HTML) || html_is(o, N_TABLE) || html_is(o, N_TEMPLATE);
     case CELL_OR_CAPTION: /* where a table opens one inside another */
         return html_is(o, N_TD) || html_is(o, N_TH) || html_is(o, N_CAPTION);
+    case PART_CONTEXT: /* what a table part closes, or is read in */
+        return html_is(o, N_TD) || html_is(o, N_TH) || html_is(o, N_CAPTION) || html_is(o, N_TABLE) ||
+               html_is(o, N_TEMPLATE);
     }
     return 0;
 }
@@ -1223,14 +1226,19 @@ static void model_closed(Model *m, const Tag *t) {
     Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
     Py_ssize_t bottom = last >= 0 && m->n_markers > 0 && m->markers[m->n_markers - 1].serial == m->list[last].serial
                             ? m->list[last].at : -1; /* its element open */
+    int special = 0; /* above it: the adoption agency gives up after 8 of them, the entry kept */
     for (Py_ssize_t i = top - 1; i > bottom; i--) { /* its element is above the marker's, if open */
-        if (top - 1 - i >= MODEL_SCAN)
-            return; /* past the scan */
         const Open *o = &m->open[i];
-        if (!o->space && o->id == t->id)
+        if (top - 1 - i >= MODEL_SCAN || html_is(o, N_SELECT))
+            return; /* past the scan; in a select, the end tag is ignored */
+        if (!o->space && o->id == t->id) {
+            if (special >= 7)
+                return;
             break;
+        }
         if ((o->flags & M_SCOPE) && !html_is(o, N_HTML))
             return;
+        special += (o->flags & M_SPECIAL) != 0;
     }
     model_list_remove(m, k, 1);
 }
@@ -1266,6 +1274,14 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
             return 0;
         }
         model_leave_foreign(m);
+    }
+    if ((f & M_CELL) || IS(t, N_CAPTION) || IS(t, N_COL) || IS(t, N_COLGROUP)) {
+        /* markup._StackModel.start: a caption, and a cell at a caption or column, closes first */
+        Py_ssize_t part = model_find(m, (Rule){PART_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
+        if (part >= 0 && (html_is(&m->open[part], N_CAPTION) ||
+                          ((html_is(&m->open[part], N_TD) || html_is(&m->open[part], N_TH)) &&
+                           (IS(t, N_CAPTION) || IS(t, N_COL) || IS(t, N_COLGROUP)))))
+            model_pop_to(m, part, 0);
     }
     if (f & M_VOID)
         return 0;
@@ -1314,7 +1330,7 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
             /* markup._StackModel._close_part */
             int cell = IS(t, N_TD) || IS(t, N_TH), row = IS(t, N_TR);
             Py_ssize_t found = -1;
-            for (Py_ssize_t i = top_i - 1; i > table; i--) {
+            for (Py_ssize_t i = table + 1; i < top_i; i++) { /* the outermost: a row closes the cell in it too */
                 const Open *o = &m->open[i];
                 if (html_is(o, N_TD) || html_is(o, N_TH) || (!cell && html_is(o, N_TR)) ||
                     (!cell && !row && (html_is(o, N_TBODY) || html_is(o, N_THEAD) || html_is(o, N_TFOOT)))) {
@@ -1443,15 +1459,16 @@ static const uint8_t *markup_end(const uint8_t *p, const uint8_t *end) {
     return p + 1;
 }
 
-/* tag_model(raw, most, reopen_cost, quirks) -> (cost, depth, marks): markup._tag_model's figures
-   (markup.REOPEN_COST; quirks: markup._quirks), the walk stopping once the depth passes ``most``; and the marks (tag_names) of the names of the start tags it read and
+/* tag_model(raw, most, reopen_cost, quirks, limit) -> (cost, depth, marks): markup._tag_model's
+   figures (markup.REOPEN_COST; quirks: markup._quirks), the walk stopping once the depth passes
+   ``most`` or the cost ``limit``; and the marks (tag_names) of the names of the start tags it read and
    of their attributes. */
 static PyObject *tag_model(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t most;
-    long long reopen_cost;
+    long long reopen_cost, limit;
     int quirks;
-    if (!PyArg_ParseTuple(args, "y*nLp", &buf, &most, &reopen_cost, &quirks))
+    if (!PyArg_ParseTuple(args, "y*nLpL", &buf, &most, &reopen_cost, &quirks, &limit))
         return NULL;
     if (n_model_names == 0 || most < 0 || most > 1 << 20 || reopen_cost < 0 || reopen_cost > 1 << 20) {
         PyBuffer_Release(&buf);
@@ -1476,7 +1493,7 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     uint32_t marks = 0;
     const uint8_t *p = buf.buf, *end = p + buf.len;
     Py_BEGIN_ALLOW_THREADS
-    while (model_depth(m) <= most && !m->failed && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+    while (model_depth(m) <= most && !m->failed && cost <= limit && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         const uint8_t *q = p + 1;
         int closing = q < end && *q == '/';
         q += closing;
@@ -2434,7 +2451,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
     {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
     {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags, marked_elements, marked_attributes): the element names markup._StackModel knows, its flags of each, and the names whose marks tag_model gives."},
-    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most, reopen_cost, quirks) -> (cost, depth, marks): markup._tag_model's figures."},
+    {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most, reopen_cost, quirks, limit) -> (cost, depth, marks): markup._tag_model's figures."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},
     {"nonblank", nonblank, METH_O, "nonblank(text) -> int: its characters other than ASCII blanks and U+00A0."},
     {"weigh", weigh, METH_O, "weigh(text) -> int: the UTF-8 bytes of those characters."},
@@ -2474,7 +2491,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 16) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 17) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -117,6 +117,8 @@ _FAST_ENDS_NOT = _KEPT_OPEN | _MARKERS  # (_tag_model's current element's end ta
 _TABLE_CONTEXT = frozenset(("table", "template"))  # where a table part is read
 _TABLE_SCOPE = _TABLE_CONTEXT | {"html"}  # where a table part's scope ends
 _CELL_OR_CAPTION = frozenset(("td", "th", "caption"))  # in which a table opens one inside another
+_TABLE_PARTS = frozenset(_CELL_ENDS) | {"caption", "col", "colgroup"}
+_PART_CONTEXT = _CELL_OR_CAPTION | _TABLE_CONTEXT  # what a table part closes, or is read in
 # Foreign content, where "/>" does close an element; in it, the start tags that leave it (the
 # tree builder then closes the foreign elements).
 _FOREIGN = frozenset(("svg", "math"))
@@ -359,15 +361,17 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
     it ignores the start tag, or is in SVG or MathML still), so a page without a bit holds no
     such element or attribute.
     """
+    limit = COST_BUDGET + COST_PER_BYTE * len(raw)  # past it the walk stops: the page is read flat
     if _speedups is not None:
-        return _speedups.tag_model(raw, MAX_DEPTH, REOPEN_COST, quirks)
+        return _speedups.tag_model(raw, MAX_DEPTH, REOPEN_COST, quirks, limit)
     model, pos, size = _StackModel(quirks), 0, len(raw)
     names, spaces, points = model.names, model.spaces, model.points
     cost = html_attributes = body_attributes = select_tags = 0
     in_select = False
     lower_names: dict[bytes, str] = {}
     search = _MARKUP.search
-    while len(names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and (m := search(raw, pos)) is not None:
+    while len(names) <= MAX_DEPTH and model.unclosed <= MAX_DEPTH and cost <= limit and (
+            m := search(raw, pos)) is not None:
         pos = m.end()
         closing, written, area, tail = m.groups()
         if written is None:  # a comment, a doctype or a bogus comment; in SVG or MathML, CDATA
@@ -540,9 +544,10 @@ class _StackModel:
     def closed(self, name: str) -> None:
         """A formatting element's end tag, read as HTML (before the stack is changed): the tree
         builder takes the last entry of its name out of its list unless none is there (past the
-        last marker) or its element is open but out of scope; where the model cannot tell (a
-        scope boundary above an element of that name; past ``_SCAN``), the entry stays. (Its
-        element, opened after the last marker, is above the marker's element if that is open.)"""
+        last marker) or its element is open but out of scope, or under 8 special elements, or in a
+        select; where the model cannot tell (a scope boundary above an element of that name; past
+        ``_SCAN``; 7 special elements), the entry stays. (Its element, opened after the last
+        marker, is above the marker's element if that is open.)"""
         formatting = self.formatting
         j = len(formatting) - 1
         while j >= 0 and type(formatting[j]) is not list and formatting[j][0] != name:
@@ -553,13 +558,17 @@ class _StackModel:
         names = self.names
         top = len(names) - 1
         bottom = formatting[last][0] if last >= 0 and self.markers and self.markers[-1] is formatting[last] else -1
+        special = 0  # above it: the adoption agency gives up after 8 of them, the entry kept
         for i in range(top, bottom, -1):
-            if top - i >= _SCAN:
+            if top - i >= _SCAN or names[i] == "select":  # (in a select, the end tag is ignored)
                 return
             if names[i] == name:
+                if special >= 7:
+                    return
                 break
             if names[i] in _SCOPE_BOUNDARY and names[i] != "html":
                 return
+            special += names[i] in _SPECIAL
         del formatting[j]
         self.listed -= 1
         self.unclosed -= 1
@@ -604,6 +613,14 @@ class _StackModel:
                                else self.spaces[-1], html)
                 return False
             self._leave_foreign()
+        if name in _TABLE_PARTS:
+            # A caption, and a cell at a caption or column, closes first (and clears its part of
+            # the list of formatting elements): a model keeping it open cleared, at its table's
+            # end, what the tree builder had added since.
+            part = self._find(_PART_CONTEXT.__contains__, lambda n: False)
+            if part >= 0 and (self.names[part] == "caption" or (
+                    self.names[part] in ("td", "th") and name in ("caption", "col", "colgroup"))):
+                self._pop_to(part)
         if name in _VOID:
             return False
         if name in _FOREIGN:
@@ -651,10 +668,10 @@ class _StackModel:
         return False
 
     def _close_part(self, name: str, table: int) -> None:
-        """A table part opened inside the table at ``table`` closes the open part it ends (a
+        """A table part opened inside the table at ``table`` closes the open parts it ends (a
         cell, a row, a row group) above it; else the row group and row it implies are opened."""
         ends, names = _CELL_ENDS[name], self.names
-        for i in range(len(names) - 1, table, -1):
+        for i in range(table + 1, len(names)):  # the outermost: a row closes the cell in it too
             if names[i] in ends:
                 self._pop_to(i)
                 return

@@ -162,11 +162,15 @@ def test_tag_model_costs_on_any_markup(pieces):
     _assert_same_model(b"".join(pieces))
 
 
+def _limit(raw: bytes) -> int:
+    return markup.COST_BUDGET + markup.COST_PER_BYTE * len(raw)
+
+
 def _assert_same_model(raw: bytes) -> tuple[int, int]:
     """C's (cost, depth) of ``raw`` are Python's, in quirks mode and not; those not."""
     with left_out():
         python = [markup._tag_model(raw, quirks)[:2] for quirks in (False, True)]
-    assert [speedups.tag_model(raw, markup.MAX_DEPTH, markup.REOPEN_COST, quirks)[:2]
+    assert [speedups.tag_model(raw, markup.MAX_DEPTH, markup.REOPEN_COST, quirks, _limit(raw))[:2]
             for quirks in (False, True)] == python, raw[:200]
     return python[0]
 
@@ -572,7 +576,7 @@ def _marks_of(raw: bytes) -> set[str]:
 
 
 def _marked(raw: bytes) -> set[str]:
-    marks = speedups.tag_model(raw, markup.MAX_DEPTH, markup.REOPEN_COST, False)[2]
+    marks = speedups.tag_model(raw, markup.MAX_DEPTH, markup.REOPEN_COST, False, _limit(raw))[2]
     return {n for j, n in enumerate(_MARKS) if marks >> j & 1}
 
 
@@ -581,7 +585,8 @@ def _marked(raw: bytes) -> set[str]:
 @given(st.lists(st.sampled_from(_MARK_PIECES), max_size=600))
 def test_tag_model_marks_every_marked_element_and_attribute_the_tree_holds(pieces):
     raw = b"".join(pieces)
-    if speedups.tag_model(raw, markup.MAX_DEPTH, markup.REOPEN_COST, False)[1] <= markup.MAX_DEPTH:  # else never parsed
+    cost, depth, _ = speedups.tag_model(raw, markup.MAX_DEPTH, markup.REOPEN_COST, False, _limit(raw))
+    if depth <= markup.MAX_DEPTH and cost <= _limit(raw):  # else never parsed (the walk stopped)
         assert _marks_of(raw) <= _marked(raw), raw[:300]
 
 
