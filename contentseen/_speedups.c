@@ -1384,6 +1384,16 @@ static void model_end(Model *m, const Tag *t) {
             Py_ssize_t top_i = m->n, i;
             for (i = top_i - 1; i >= 0 && i > top_i - 1 - MODEL_SCAN; i--) {
                 if (named_as(&m->open[i], t)) {
+                    if (f & M_FORMATTING) { /* markup._StackModel._foreign_closed */
+                        int bounded = 0;
+                        for (Py_ssize_t j = i + 1; j < top_i; j++)
+                            bounded |= (model_flags_of(m->open[j].id) & M_SCOPE) != 0;
+                        for (Py_ssize_t k = m->n_list - 1; !bounded && k >= 0 && m->list[k].id >= 0; k--)
+                            if (m->list[k].id == t->id) {
+                                model_list_remove(m, k, 1);
+                                break;
+                            }
+                    }
                     model_pop_to(m, i, 0);
                     return;
                 }

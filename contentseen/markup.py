@@ -541,6 +541,20 @@ class _StackModel:
         self.listed += 1
         self.unclosed += 1
 
+    def _foreign_closed(self, name: str) -> None:
+        """An SVG or MathML element of a formatting element's name closed by its end tag, under
+        nothing named as a scope boundary: its entry goes (counted as a formatting element's where
+        the model may be in SVG and the tree builder not: graphviz's SVG links are <a>)."""
+        formatting = self.formatting
+        for j in range(len(formatting) - 1, -1, -1):
+            if type(formatting[j]) is list:
+                return
+            if formatting[j][0] == name:
+                del formatting[j]
+                self.listed -= 1
+                self.unclosed -= 1
+                return
+
     def closed(self, name: str) -> None:
         """A formatting element's end tag, read as HTML (before the stack is changed): the tree
         builder takes the last entry of its name out of its list unless none is there (past the
@@ -688,8 +702,8 @@ class _StackModel:
         """An end tag."""
         names, spaces = self.names, self.spaces
         if names and names[-1] == (f"{spaces[-1]}:{name}" if spaces[-1] else name) and name not in _KEPT_OPEN:
-            if name in _FORMATTING and not spaces[-1]:
-                self.closed(name)
+            if name in _FORMATTING:
+                self._foreign_closed(name) if spaces[-1] else self.closed(name)
             self._pop_to(len(names) - 1, not spaces[-1])  # the current element's end tag: every rule closes it
             return
         if names and spaces[-1]:
@@ -699,6 +713,8 @@ class _StackModel:
                 # SVG or MathML: its topmost element of that name, through foreign elements only
                 for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
                     if names[i] == f"{spaces[i]}:{name}":
+                        if name in _FORMATTING and not any(n.partition(":")[2] in _SCOPE_BOUNDARY for n in names[i + 1 :]):
+                            self._foreign_closed(name)
                         self._pop_to(i)
                         return
                     if i == 0 or not spaces[i - 1]:
