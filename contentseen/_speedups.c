@@ -915,11 +915,11 @@ static inline uint32_t model_flags_of(int id) { return id >= 0 ? model_flags[id]
 /* The HTML names the model tests one by one, and their ids (markup._MODEL_NAMES holds them all). */
 enum { N_LI, N_DD, N_DT, N_P, N_OPTION, N_OPTGROUP, N_RUBY, N_TABLE, N_TEMPLATE, N_TD, N_TH, N_TR, N_TBODY, N_THEAD,
        N_TFOOT, N_CAPTION, N_COLGROUP, N_BODY, N_HTML, N_BR, N_FORM, N_SELECT, N_ANNOTATION, N_SVG, N_MGLYPH,
-       N_MALIGNMARK, N_HEAD, N_A, N_COL, N_COUNT };
+       N_MALIGNMARK, N_HEAD, N_A, N_COL, N_FRAME, N_FRAMESET, N_NOFRAMES, N_COUNT };
 static const char *const model_literals[N_COUNT] = {
     "li", "dd", "dt", "p", "option", "optgroup", "ruby", "table", "template", "td", "th", "tr", "tbody", "thead",
     "tfoot", "caption", "colgroup", "body", "html", "br", "form", "select", "annotation-xml", "svg", "mglyph",
-    "malignmark", "head", "a", "col"};
+    "malignmark", "head", "a", "col", "frame", "frameset", "noframes"};
 static int ID[N_COUNT];
 
 static PyObject *tag_names(PyObject *self, PyObject *args) {
@@ -1585,12 +1585,14 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                                  &in_marks, &in_area_end);
                     int id = model_html_id(m, in_name, in_len);
                     marks |= in_marks | (id >= 0 ? model_marks[id] : 0);
-                    /* and its attributes: the tree builder reads those tags there too */
+                    /* and the attributes of those the tree builder reads there (markup._READ_IN_RAW_TEXT) */
                     if (id == ID[N_HTML])
                         html += in_attributes;
                     else if (id == ID[N_BODY])
                         body += in_attributes;
-                    else if ((cost += costly(in_attributes)) > INT64_MAX / 4)
+                    else if ((id == ID[N_FRAME] || id == ID[N_FRAMESET] || id == ID[N_NOFRAMES] || id == ID[N_COL] ||
+                              id == ID[N_COLGROUP] || id == ID[N_TEMPLATE]) &&
+                             (cost += costly(in_attributes)) > INT64_MAX / 4)
                         cost = INT64_MAX / 4;
                 } else {
                     r++;

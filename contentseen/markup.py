@@ -281,6 +281,7 @@ _ATTRIBUTE_VALUE = (rb"(?:" + _TAG_BLANK + rb"*+=" + _TAG_BLANK
 # else the "<" is text.
 _MARKUP = re.compile(rb"<(?:(/?)([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME + _ATTRIBUTE_VALUE
                      + rb")*+)([\t\n\f\r /]*+>?)|!--(?:>|->|.*?(?:-->|--!>)|.*)|[!?/][^>]*+>?)", re.DOTALL)
+_READ_IN_RAW_TEXT = frozenset(b"html body frame frameset noframes col colgroup template".split())
 _START_TAG = re.compile(rb"<([A-Za-z][^\t\n\f\r />]*+)((?:[\t\n\f\r /]*+" + _ATTRIBUTE_NAME + _ATTRIBUTE_VALUE
                         + rb")*+)")  # a start tag's name and attributes, as in _MARKUP
 _ATTRIBUTES = re.compile(rb"[\t\n\f\r /]*+(" + _ATTRIBUTE_NAME + rb")" + _ATTRIBUTE_VALUE)  # names, in a tag
@@ -421,10 +422,13 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
                        _written(area, tail) if name in _FORMATTING else b""):  # raw text: up to its end tag
             end = re.compile(rb"</" + re.escape(written) + rb"[\t\n\f\r />]", re.IGNORECASE).search(raw, pos)
             stop = end.start() if end is not None else size
-            # Its start tags' attributes count all the same: the tree builder reads them where it
-            # ignores the raw-text element's start tag (in a frameset, a template's column group).
+            # The attributes of the start tags there the tree builder reads where it ignores the
+            # raw-text element's start tag (in a frameset, a template's column group) count all the
+            # same: only those, as a script's "a<b" reads as a tag.
             for tag in _START_TAG.finditer(raw, pos, stop):
                 inner = tag[1].lower()
+                if inner not in _READ_IN_RAW_TEXT:
+                    continue
                 attributes = _attributes(inner in (b"html", b"body"), tag[2])
                 if inner == b"html":
                     html_attributes += attributes

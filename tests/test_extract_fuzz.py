@@ -524,6 +524,9 @@ QUADRATIC_CASES = [
      "unit": "<table><tr><td><col><b id={i}></table>", "n": 4_000, "parsed": False},
     {"id": "4k bold end tags in selects", "kind": "bare", "open": "<!DOCTYPE html><body>",
      "unit": "<div><p><b id={i}></p><select></b></select></div>", "n": 4_000, "parsed": False},
+    {"id": "an inline script of 100 comparisons read as tags of 300 attributes", "kind": "bare",
+     "open": "<!DOCTYPE html><body><p>A page.</p><script>", "unit": "for (s = 0; s<config.items.length; s++) "
+     + "x y " * 150 + "> 0;\n", "close": "</script><p>After it.</p>", "n": 100, "parsed": True},
     {"id": "a graphviz SVG of 2k links", "kind": "bare", "open": "<!DOCTYPE html><body><p>A graph.</p><svg><g>",
      "unit": '<g id="a{i}"><a xlink:href="#n{i}" xlink:title="n{i}"><text>node {i}</text></a></g>',
      "close": "</g></svg><p>After it.</p>", "n": 2_000, "parsed": True},
