@@ -1282,8 +1282,13 @@ static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int 
                           ((html_is(&m->open[part], N_TD) || html_is(&m->open[part], N_TH)) &&
                            (IS(t, N_CAPTION) || IS(t, N_COL) || IS(t, N_COLGROUP)))))
             model_pop_to(m, part, 0);
+        if (IS(t, N_CAPTION) || IS(t, N_COL) || IS(t, N_COLGROUP)) { /* in a table, after all its open parts */
+            Py_ssize_t table = model_find(m, (Rule){TABLE_CONTEXT, 0, 0}, (Rule){NOTHING, 0, 0}, t);
+            if (table >= 0 && html_is(&m->open[table], N_TABLE))
+                model_pop_to(m, table + 1, 0);
+        }
     }
-    if (f & M_VOID)
+    if ((f & M_VOID) || IS(t, N_HTML) || IS(t, N_BODY)) /* (the tree builder merges their attributes) */
         return 0;
     if (f & M_FOREIGN) {
         if (!self_closed)

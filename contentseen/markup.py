@@ -140,7 +140,7 @@ _MODEL_NAMES = sorted(frozenset().union(*_MODEL_SETS) | set(
 # element, and counts a formatting one), and those whose only rule is to close an open paragraph.
 _OWN_START_RULES = (_VOID | _FOREIGN | _RAW_TEXT | _HEADINGS | _RUBY_PARTS | frozenset(_CELL_ENDS)
                     | _MARKERS | {"li", "dd", "dt", "option", "optgroup", "mglyph", "malignmark", "p", "head", "colgroup",
-                                  "table"})
+                                  "table", "html", "body"})
 _START_RULED = _OWN_START_RULES | _CLOSES_P
 _CLOSES_P_ONLY = _CLOSES_P - _OWN_START_RULES
 
@@ -639,7 +639,11 @@ class _StackModel:
             if part >= 0 and (self.names[part] == "caption" or (
                     self.names[part] in ("td", "th") and name in ("caption", "col", "colgroup"))):
                 self._pop_to(part)
-        if name in _VOID:
+            if name in ("caption", "col", "colgroup"):  # in a table, after all its open parts
+                table = self._find(_TABLE_CONTEXT.__contains__, lambda n: False)
+                if table >= 0 and self.names[table] == "table":
+                    self._pop_to(table + 1)
+        if name in _VOID or name in ("html", "body"):  # (the tree builder merges their attributes)
             return False
         if name in _FOREIGN:
             if not self_closed:

@@ -530,6 +530,13 @@ QUADRATIC_CASES = [
     {"id": "a graphviz SVG of 2k links", "kind": "bare", "open": "<!DOCTYPE html><body><p>A graph.</p><svg><g>",
      "unit": '<g id="a{i}"><a xlink:href="#n{i}" xlink:title="n{i}"><text>node {i}</text></a></g>',
      "close": "</g></svg><p>After it.</p>", "n": 2_000, "parsed": True},
+    # and by a third: a stray <html> the model opened (lexbor merges its attributes), a row group
+    # kept open under a caption
+    {"id": "20k stray <html> tags in tables", "kind": "bare", "open": "<body>", "unit": "<div><table><html></table>",
+     "n": 20_000, "parsed": False},
+    {"id": "4k row groups under captions, bold between", "kind": "bare",
+     "open": "<!DOCTYPE html><body><table><tr><td>", "unit": "</tbody><b id={i}><thead><caption><th>", "n": 4_000,
+     "parsed": False},
     {"id": "sloppy rows: 2k rows of two cells, no </td> nor </tr>", "kind": "bare", "open": "<html><body><table>",
      "unit": "<tr><td><span>Name {i}<td>Value {i}", "close": "</table>", "n": 2_000, "parsed": True},
     {"id": "sloppy rows: 2k rows of unclosed fonts, no </tr>", "kind": "bare", "open": "<html><body><table>",
