@@ -1005,6 +1005,7 @@ typedef struct {
     int space;      /* 0: HTML, 1: SVG, 2: MathML */
     int point;      /* an integration point */
     int paragraphs; /* HTML <p> elements open up to this one (none: no paragraph to close) */
+    int body;       /* a template whose content is a body (its first start tag was no table part) */
 } Open;
 /* The ids of a page's HTML names of at most 8 bytes as written, by those bytes: a page names
    few elements many times. */
@@ -1044,6 +1045,7 @@ typedef struct {
     int64_t listed;   /* the list's elements */
     int64_t unclosed; /* and those left out as a fourth of their kind: with the stack, the depth */
     int quirks;       /* lexbor's mode: a <table> closes no paragraph */
+    Py_ssize_t fresh_template; /* the index of a template no start tag has followed yet, else -1 */
     CachedId ids[ID_CACHE];
 } Model;
 
@@ -1096,7 +1098,9 @@ static void model_push(Model *m, const Tag *t, int space, int html_encoding) {
     int point = (flags & M_INTEGRATION) || (space == 2 && html_encoding && t->id == ID[N_ANNOTATION]);
     int paragraphs = (m->n > 0 && m->n <= m->cap ? m->open[m->n - 1].paragraphs : 0) + (!space && t->id == ID[N_P]);
     if (m->n < m->cap) {
-        m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point, paragraphs};
+        m->open[m->n] = (Open){t->name, t->len, t->id, flags, space, point, paragraphs, 0};
+        if (!space && t->id == ID[N_TEMPLATE])
+            m->fresh_template = m->n;
         if (!space && (flags & M_MARKER) && model_list_add(m, (Entry){-1, m->n, ++m->serials, NULL, 0}))
             m->markers[m->n_markers++] = (Marker){m->n, m->serials, 1};
     }
@@ -1201,6 +1205,8 @@ static inline int rule_holds(const Rule *r, const Open *o, const Tag *t) {
 static Py_ssize_t model_find(const Model *m, Rule match, Rule stop, const Tag *t) {
     Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
     for (Py_ssize_t i = top - 1; i >= 0 && i > top - 1 - MODEL_SCAN; i--) {
+        if (match.test == TABLE_CONTEXT && m->open[i].body) /* markup._StackModel._table */
+            return -1;
         if (rule_holds(&match, &m->open[i], t))
             return i;
         if (rule_holds(&stop, &m->open[i], t))
@@ -1259,6 +1265,12 @@ static void model_leave_foreign(Model *m) {
 static int model_start(Model *m, const Tag *t, int self_closed, int breaks, int html_encoding, const uint8_t *written,
                        size_t written_len) {
     uint32_t f = model_flags_of(t->id);
+    if (m->fresh_template >= 0) { /* a template's first start tag: whether it reads a table or a body */
+        if (m->fresh_template == m->n - 1 && m->n <= m->cap && html_is(&m->open[m->n - 1], N_TEMPLATE) &&
+            !((f & M_CELL) || IS(t, N_CAPTION) || IS(t, N_COL) || IS(t, N_COLGROUP)))
+            m->open[m->n - 1].body = 1;
+        m->fresh_template = -1;
+    }
     const Open *top = model_top(m);
     if (f & M_FORMATTING)
         model_opened(m, t, written, written_len, !model_in_foreign(m) || (f & M_BREAKOUT) || breaks);
@@ -1504,6 +1516,7 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
     m->cap = most + 8;
     m->markers = markers;
     m->quirks = quirks;
+    m->fresh_template = -1;
     int64_t cost = 0, html = 0, body = 0, in_select = 0, select_tags = 0;
     uint32_t marks = 0;
     const uint8_t *p = buf.buf, *end = p + buf.len;

@@ -409,7 +409,7 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
                 model.end(name)
             continue
         if (name not in _START_RULED or (name in _CLOSES_P_ONLY and not model.paragraphs)) and not (
-                spaces and spaces[-1] and not points[-1]):
+                spaces and spaces[-1] and not points[-1]) and model.fresh_template < 0:
             names.append(name)
             spaces.append("")
             points.append(False)
@@ -478,6 +478,8 @@ class _StackModel:
         self.formatting: list = []
         self.markers: list[list[int]] = []  # those whose element is open, in order
         self.listed = self.unclosed = 0
+        self.body_templates: set[int] = set()  # the indices of templates whose content is a body
+        self.fresh_template = -1  # the index of a template no start tag has followed yet
         self.paragraphs = 0  # HTML <p> elements open (none: no paragraph to close)
 
     def depth(self) -> int:
@@ -489,6 +491,8 @@ class _StackModel:
         self.spaces.append(space)
         self.points.append(bool(space) and (named in _INTEGRATION or (named == "math:annotation-xml" and html)))
         self.paragraphs += named == "p"
+        if named == "template":
+            self.fresh_template = len(self.names) - 1
         if named in _MARKERS:
             marker = [len(self.names) - 1, True]
             self.formatting.append(marker)
@@ -502,6 +506,8 @@ class _StackModel:
         names = self.names
         if self.paragraphs:
             self.paragraphs -= names[i:].count("p")
+        if self.body_templates:
+            self.body_templates = {j for j in self.body_templates if j < i}
         while self.markers and self.markers[-1][0] >= i:
             marker = self.markers.pop()
             if marker[1] and (names[marker[0]] in _CELL_OR_CAPTION or (own and marker[0] == i)):
@@ -591,6 +597,20 @@ class _StackModel:
         self.listed -= 1
         self.unclosed -= 1
 
+    def _table(self, stop: Callable[[str], bool] | None = None) -> int:
+        """``_find`` of the nearest table or template, where table parts are read: none past a
+        template whose content the tree builder reads as a body (its first start tag was no
+        table part), where it ignores them."""
+        names = self.names
+        for i in range(len(names) - 1, max(-1, len(names) - 1 - _SCAN), -1):
+            if names[i] == "table":
+                return i
+            if names[i] == "template":
+                return -1 if i in self.body_templates else i
+            if stop is not None and stop(names[i]):
+                return -1
+        return -1
+
     def _find(self, match: Callable[[str], bool], stop: Callable[[str], bool]) -> int:
         """The index of the topmost element ``match`` is true of, looking down from the top and
         stopping at one ``stop`` is true of (-1 then, or past ``_SCAN`` elements)."""
@@ -619,6 +639,10 @@ class _StackModel:
         """A start tag (``breaks``: one that leaves SVG and MathML whatever its name; ``html``: of
         an HTML encoding; ``written``: its attributes, ``_written``); whether it is of a raw-text
         element (its text to be skipped)."""
+        if self.fresh_template >= 0:  # a template's first start tag: whether it reads a table or a body
+            if self.fresh_template == len(self.names) - 1 and self.names[-1] == "template" and name not in _TABLE_PARTS:
+                self.body_templates.add(self.fresh_template)
+            self.fresh_template = -1
         if name in _FORMATTING:
             self.opened(name, written, not self._in_foreign() or name in _BREAKOUT or breaks)
         if self.points and self.points[-1] and name in ("mglyph", "malignmark") and self.names[-1] in _TEXT_POINTS:
@@ -640,7 +664,7 @@ class _StackModel:
                     self.names[part] in ("td", "th") and name in ("caption", "col", "colgroup"))):
                 self._pop_to(part)
             if name in ("caption", "col", "colgroup"):  # in a table, after all its open parts
-                table = self._find(_TABLE_CONTEXT.__contains__, lambda n: False)
+                table = self._table()
                 if table >= 0 and self.names[table] == "table":
                     self._pop_to(table + 1)
         if name in _VOID or name in ("html", "body"):  # (the tree builder merges their attributes)
@@ -655,8 +679,7 @@ class _StackModel:
             return True
         # A <head> opens one before the body only, which the body's first content closes; a caption
         # or column group, in a table only.
-        if name == "head" or (name in ("caption", "colgroup") and self._find(_TABLE_CONTEXT.__contains__,
-                                                                           lambda n: False) < 0):
+        if name == "head" or (name in ("caption", "colgroup") and self._table() < 0):
             return False
         if name == "li":
             self._close(lambda n: n == "li", lambda n: n in _SPECIAL and n not in _ITEM_PASSES)
@@ -673,7 +696,7 @@ class _StackModel:
             while names and names[-1] in _RUBY_PARTS:
                 self._pop_to(len(names) - 1)
         elif name in _CELL_ENDS:
-            table = self._find(_TABLE_CONTEXT.__contains__, lambda n: False)
+            table = self._table()
             if table < 0:
                 return False  # outside a table: ignored
             if names[table] == "table":
@@ -681,11 +704,11 @@ class _StackModel:
         elif name == "table":
             # a table in a table, not in a cell or caption of it: the tree builder closes the
             # first (a model keeping it open let a later </table> close what lexbor keeps)
-            table = self._find(_TABLE_CONTEXT.__contains__, _CELL_OR_CAPTION.__contains__)
+            table = self._table(_CELL_OR_CAPTION.__contains__)
             if table >= 0 and names[table] == "table":
                 self._pop_to(table)
         self._push(name)
-        if name in _CELL_OR_CAPTION and names[self._find(_TABLE_CONTEXT.__contains__, lambda n: False)] != "table":
+        if name in _CELL_OR_CAPTION and names[self._table()] != "table":
             self.formatting[-1][1] = False  # in a template: the tree builder may have ignored it
         return False
 

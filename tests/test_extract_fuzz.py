@@ -534,6 +534,13 @@ QUADRATIC_CASES = [
     # kept open under a caption
     {"id": "20k stray <html> tags in tables", "kind": "bare", "open": "<body>", "unit": "<div><table><html></table>",
      "n": 20_000, "parsed": False},
+    {"id": "a template read as a body, then 20k captions around divs", "kind": "bare",
+     "open": "<!DOCTYPE html><template><i>", "unit": "<caption><div>", "n": 20_000, "parsed": False},
+    {"id": "a template read as a body, then 20k cells around divs", "kind": "bare",
+     "open": "<!DOCTYPE html><template><i>", "unit": "<td><div></td>", "n": 20_000, "parsed": False},
+    {"id": "a template of 2k rows, bold in cells", "kind": "bare", "open": "<!DOCTYPE html><body><template>",
+     "unit": "<tr><td><b>cell {i}</b></td></tr>", "close": "</template><p>After it.</p>", "n": 2_000,
+     "parsed": True},
     {"id": "4k row groups under captions, bold between", "kind": "bare",
      "open": "<!DOCTYPE html><body><table><tr><td>", "unit": "</tbody><b id={i}><thead><caption><th>", "n": 4_000,
      "parsed": False},
