@@ -41,8 +41,9 @@
    weigh(text) their UTF-8 bytes, as weights.chars.
 
    tag_scan(raw, swallower_keys) reads the tags of ``raw`` (UTF-8 HTML) as
-   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most, reopen_cost, quirks, limit) follows the tree
-   builder's stack of open elements and reckons its quadratic work as markup._tag_model does.
+   markup.prepared's numpy scan does: see tag_scan below; tag_model(raw, most, reopen_cost,
+   quirks, limit) follows the tree builder's stack of open elements and list of formatting
+   elements, and reckons its quadratic work as markup._tag_model does.
 
    Nothing here allocates more than a constant times the input's length. */
 
