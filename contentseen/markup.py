@@ -385,7 +385,9 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
         name = lower_names.get(written)
         if name is None:
             name = lower_names[written] = written.lower().decode("latin-1")
-        attributes = _attributes(name in ("html", "body"), area)
+        # (_attributes, inline: this loop is the walk without the C speedups)
+        attributes = (len(_ATTRIBUTES.findall(area)) if name in ("html", "body") or (
+            len(area) > 2 * _COSTLY and len(area) - len(area.translate(None, _AFTER_ATTRIBUTE)) >= _COSTLY) else 0)
         if name == "select":
             cost += _costly(select_tags) if in_select else 0
             in_select, select_tags = not closing, 0
@@ -535,6 +537,11 @@ class _StackModel:
         may be and it not). As it does, an <a> read as HTML first takes out the <a> the list holds,
         and a fourth entry of the same name and attributes since the last marker the first."""
         formatting, entry = self.formatting, (name, attributes)
+        if not formatting or type(formatting[-1]) is list:  # none since the last marker (most tags)
+            formatting.append(entry)
+            self.listed += 1
+            self.unclosed += 1
+            return
         start = self._last_marker() + 1
         if html and name == "a":
             for j in range(len(formatting) - 1, start - 1, -1):
@@ -572,7 +579,12 @@ class _StackModel:
         select; where the model cannot tell (a scope boundary above an element of that name; past
         ``_SCAN``; 7 special elements), the entry stays. (Its element, opened after the last
         marker, is above the marker's element if that is open.)"""
-        formatting = self.formatting
+        formatting, names = self.formatting, self.names
+        if formatting and names and names[-1] == name and type(formatting[-1]) is tuple and formatting[-1][0] == name:
+            formatting.pop()  # the last entry's, its element the current one (most end tags)
+            self.listed -= 1
+            self.unclosed -= 1
+            return
         j = len(formatting) - 1
         while j >= 0 and type(formatting[j]) is not list and formatting[j][0] != name:
             j -= 1
