@@ -743,6 +743,17 @@ def test_markup_the_tree_builder_reads_in_quadratic_time_is_fast(worker, case):
     assert r["flat"] is not case["parsed"], f"{case['id']}: {'parsed' if not r['flat'] else 'not parsed'}"
 
 
+@pytest.mark.xfail(strict=True, reason="the walk does not follow the copies of formatting elements lexbor reopens, "
+                   "which the adoption agency closes with what they hold (README, 'Fail open')")
+def test_reopened_copies_closed_with_what_they_hold_are_read_flat(worker):
+    # Each </b> closes the copy of the last <b> that lexbor reopened around the next <g>, and the
+    # <g> with it; the walk keeps the <g> open, and its </g> then closes the <desc> lexbor keeps:
+    # lexbor nests a <desc> deeper at each repeat (0.6 s at 400 KB).
+    case = {"id": "20k reopened bold copies closing what they hold", "kind": "bare", "open": "<!DOCTYPE html><body>",
+            "unit": "<g></b><desc><b></g>", "n": 20_000}
+    assert _check_in_worker(worker, case, 1 << 20)["flat"]
+
+
 if __name__ == "__main__":  # python tests/test_extract_fuzz.py: the cost of each deep and huge page
     for c in deep_cases() + HUGE_CASES + QUADRATIC_CASES:
         body = build_case(c)
