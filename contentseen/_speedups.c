@@ -805,43 +805,60 @@ static inline uint32_t attribute_mark(const uint8_t *name, size_t len) {
     return 0;
 }
 
-/* One tag read as the tokenizer reads it, from the byte after "<" or "</": its name, attributes
-   and whether it ends "/>", and the marks of its attributes' names; returns where it ends. As
-   markup._MARKUP's tags. */
-static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8_t **name, size_t *name_len,
-                               int64_t *attributes, int *self_closed, int *font_breaks, int *html_encoding,
-                               uint32_t *marks, const uint8_t **area_end) {
-    *name = q;
+/* One tag as the tokenizer reads it (read_tag). */
+typedef struct {
+    const uint8_t *name;
+    size_t len;
+    int64_t attributes;
+    int self_closed, font_breaks, html_encoding;
+    uint32_t marks;           /* of its attributes' names */
+    const uint8_t *written;   /* its attributes as written (markup._written) */
+    size_t written_len;
+} TagRead;
+
+/* markup._written: ``tag``'s attributes up to ``area_end`` (its closing ">", or the end), without
+   the blanks and "/" before them and the blanks after them. */
+static void tag_written(TagRead *tag, const uint8_t *area_end) {
+    const uint8_t *w = tag->name + tag->len;
+    while (w < area_end && (tag_class[*w] & (TAG_BLANK | TAG_SLASH)))
+        w++;
+    while (area_end > w && (tag_class[area_end[-1]] & TAG_BLANK))
+        area_end--;
+    tag->written = w;
+    tag->written_len = (size_t)(area_end - w);
+}
+
+/* One tag read as the tokenizer reads it, from the byte after "<" or "</", into ``tag``: its name,
+   attributes and whether it ends "/>", and the marks of its attributes' names; returns where it
+   ends. As markup._MARKUP's tags. */
+static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, TagRead *tag) {
+    *tag = (TagRead){q, 0, 0, 0, 0, 0, 0, NULL, 0};
     q = tag_run(q, end, TAG_BLANK | TAG_SLASH | TAG_GT);
-    *name_len = (size_t)(q - *name);
-    *attributes = 0;
-    *self_closed = 0;
-    *font_breaks = 0;
-    *html_encoding = 0;
-    *marks = 0;
-    int font = name_eq(*name, *name_len, "font"), annotation = name_eq(*name, *name_len, "annotation-xml");
+    tag->len = (size_t)(q - tag->name);
+    int font = name_eq(tag->name, tag->len, "font"), annotation = name_eq(tag->name, tag->len, "annotation-xml");
     int encoding_seen = 0;
     for (;;) {
         const uint8_t *run = q;
         q = tag_skip(q, end, TAG_BLANK | TAG_SLASH);
         if (q >= end) {
-            *area_end = end;
+            tag_written(tag, end);
             return q;
         }
         if (*q == '>') {
-            *self_closed = q > run && q[-1] == '/';
-            *area_end = q;
+            tag->self_closed = q > run && q[-1] == '/';
+            tag_written(tag, q);
             return q + 1;
         }
         /* a name's first byte may be any other, "=" and quotes too */
         const uint8_t *attribute = q;
         q = tag_run(q + 1, end, TAG_BLANK | TAG_SLASH | TAG_GT | TAG_EQUALS);
-        (*attributes)++;
-        *marks |= attribute_mark(attribute, (size_t)(q - attribute));
-        if (font && (name_eq(attribute, (size_t)(q - attribute), "color") || name_eq(attribute, (size_t)(q - attribute), "face") ||
-                     name_eq(attribute, (size_t)(q - attribute), "size")))
-            *font_breaks = 1;
-        int encoding = annotation && !encoding_seen && name_eq(attribute, (size_t)(q - attribute), "encoding");
+        size_t attribute_len = (size_t)(q - attribute);
+        tag->attributes++;
+        tag->marks |= attribute_mark(attribute, attribute_len);
+        if (font && (name_eq(attribute, attribute_len, "color") || name_eq(attribute, attribute_len, "face") ||
+                     name_eq(attribute, attribute_len, "size")))
+            tag->font_breaks = 1;
+        int encoding = annotation && !encoding_seen && name_eq(attribute, attribute_len, "encoding");
         encoding_seen |= encoding;
         const uint8_t *value = q, *value_end = q; /* none: empty */
         const uint8_t *r = tag_skip(q, end, TAG_BLANK);
@@ -859,8 +876,8 @@ static const uint8_t *read_tag(const uint8_t *q, const uint8_t *end, const uint8
             }
         }
         if (encoding)
-            *html_encoding = name_eq(value, (size_t)(value_end - value), "text/html") ||
-                             name_eq(value, (size_t)(value_end - value), "application/xhtml+xml");
+            tag->html_encoding = name_eq(value, (size_t)(value_end - value), "text/html") ||
+                                 name_eq(value, (size_t)(value_end - value), "application/xhtml+xml");
     }
 }
 
@@ -1132,6 +1149,14 @@ static Py_ssize_t model_last_marker(const Model *m) {
     return k;
 }
 
+/* markup._StackModel._last_of: the last entry of name ``id`` since the last marker, else -1. */
+static Py_ssize_t model_last_of(const Model *m, int id) {
+    for (Py_ssize_t k = m->n_list - 1; k >= 0 && m->list[k].id >= 0; k--)
+        if (m->list[k].id == id)
+            return k;
+    return -1;
+}
+
 /* markup._StackModel._pop_to */
 static void model_pop_to(Model *m, Py_ssize_t i, int own) {
     while (m->n_markers > 0 && m->markers[m->n_markers - 1].at >= i) {
@@ -1145,13 +1170,10 @@ static void model_pop_to(Model *m, Py_ssize_t i, int own) {
 
 /* markup._StackModel.opened */
 static void model_opened(Model *m, const Tag *t, const uint8_t *written, size_t written_len, int html) {
+    Py_ssize_t a = html && t->id == ID[N_A] ? model_last_of(m, t->id) : -1;
+    if (a >= 0)
+        model_list_remove(m, a, 1);
     Py_ssize_t start = model_last_marker(m) + 1, first = -1, same = 0;
-    if (html && t->id == ID[N_A])
-        for (Py_ssize_t k = m->n_list - 1; k >= start; k--)
-            if (m->list[k].id == t->id) {
-                model_list_remove(m, k, 1);
-                break;
-            }
     for (Py_ssize_t k = start; k < m->n_list; k++) {
         const Entry *e = &m->list[k];
         if (e->id == t->id && e->written_len == written_len && !memcmp(e->written, written, written_len)) {
@@ -1224,10 +1246,8 @@ static void model_close(Model *m, Rule match, Rule stop, const Tag *t, int own) 
 
 /* markup._StackModel.closed: before the stack changes. */
 static void model_closed(Model *m, const Tag *t) {
-    Py_ssize_t k = m->n_list - 1;
-    while (k >= 0 && m->list[k].id >= 0 && m->list[k].id != t->id)
-        k--;
-    if (k < 0 || m->list[k].id < 0)
+    Py_ssize_t k = model_last_of(m, t->id);
+    if (k < 0)
         return;
     Py_ssize_t last = model_last_marker(m);
     Py_ssize_t top = m->n < m->cap ? m->n : m->cap;
@@ -1406,11 +1426,9 @@ static void model_end(Model *m, const Tag *t) {
                         int bounded = 0;
                         for (Py_ssize_t j = i + 1; j < top_i; j++)
                             bounded |= (model_flags_of(m->open[j].id) & M_SCOPE) != 0;
-                        for (Py_ssize_t k = m->n_list - 1; !bounded && k >= 0 && m->list[k].id >= 0; k--)
-                            if (m->list[k].id == t->id) {
-                                model_list_remove(m, k, 1);
-                                break;
-                            }
+                        Py_ssize_t k = bounded ? -1 : model_last_of(m, t->id);
+                        if (k >= 0)
+                            model_list_remove(m, k, 1);
                     }
                     model_pop_to(m, i, 0);
                     return;
@@ -1540,16 +1558,13 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
         }
         if (m->listed > COSTLY) /* markup.REOPEN_COST */
             cost += reopen_cost * m->listed;
-        const uint8_t *name;
-        size_t len;
-        int64_t attributes;
-        int self_closed, breaks, html_encoding;
-        uint32_t tag_marks;
-        const uint8_t *area_end;
-        p = read_tag(q, end, &name, &len, &attributes, &self_closed, &breaks, &html_encoding, &tag_marks, &area_end);
+        TagRead tag;
+        p = read_tag(q, end, &tag);
+        const uint8_t *name = tag.name;
+        size_t len = tag.len;
         Tag t = {name, len, model_html_id(m, name, len)};
         if (!closing)
-            marks |= tag_marks | (t.id >= 0 ? model_marks[t.id] : 0);
+            marks |= tag.marks | (t.id >= 0 ? model_marks[t.id] : 0);
         /* the quadratic work: attributes of a tag, of all <html> and all <body> tags, tags of a select */
         if (IS(&t, N_SELECT)) {
             if (in_select)
@@ -1560,24 +1575,17 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
             select_tags++;
         }
         if (IS(&t, N_HTML))
-            html += attributes;
+            html += tag.attributes;
         else if (IS(&t, N_BODY))
-            body += attributes;
+            body += tag.attributes;
         else
-            cost += costly(attributes);
+            cost += costly(tag.attributes);
         if (cost > INT64_MAX / 4)
             cost = INT64_MAX / 4;
         if (closing) {
             model_end(m, &t);
         } else {
-            /* markup._written: the attributes as written, without the blanks and "/" before them
-               and the blanks after them */
-            const uint8_t *w = name + len, *w_end = area_end;
-            while (w < w_end && (tag_class[*w] & (TAG_BLANK | TAG_SLASH)))
-                w++;
-            while (w_end > w && (tag_class[w_end[-1]] & TAG_BLANK))
-                w_end--;
-            if (!model_start(m, &t, self_closed, breaks, html_encoding, w, (size_t)(w_end - w)))
+            if (!model_start(m, &t, tag.self_closed, tag.font_breaks, tag.html_encoding, tag.written, tag.written_len))
                 continue;
             /* raw text: up to "</name" and a blank, "/" or ">" */
             const uint8_t *r = p, *stop = end;
@@ -1589,29 +1597,23 @@ static PyObject *tag_model(PyObject *self, PyObject *args) {
                 }
                 r++;
             }
-            /* Its start tags are read for the marks and costs all the same: the tree builder
-               reads it as markup where it ignores the start tag (in a frameset, a template's column
-               group) or is in SVG or MathML still. */
+            /* Its start tags are read all the same, for the marks and, of those the tree builder
+               reads there, the costs: it reads it as markup where it ignores the start tag (in a
+               frameset, a template's column group) or is in SVG or MathML still. */
             for (r = p; r < stop && (r = memchr(r, '<', (size_t)(stop - r))) != NULL;) {
                 if (r + 1 < stop && (uint8_t)((r[1] | 0x20) - 'a') <= 'z' - 'a') {
-                    const uint8_t *in_name;
-                    size_t in_len;
-                    int64_t in_attributes;
-                    int in_closed, in_breaks, in_encoding;
-                    uint32_t in_marks;
-                    const uint8_t *in_area_end;
-                    r = read_tag(r + 1, stop, &in_name, &in_len, &in_attributes, &in_closed, &in_breaks, &in_encoding,
-                                 &in_marks, &in_area_end);
-                    int id = model_html_id(m, in_name, in_len);
-                    marks |= in_marks | (id >= 0 ? model_marks[id] : 0);
+                    TagRead in;
+                    r = read_tag(r + 1, stop, &in);
+                    int id = model_html_id(m, in.name, in.len);
+                    marks |= in.marks | (id >= 0 ? model_marks[id] : 0);
                     /* and the attributes of those the tree builder reads there (markup._READ_IN_RAW_TEXT) */
                     if (id == ID[N_HTML])
-                        html += in_attributes;
+                        html += in.attributes;
                     else if (id == ID[N_BODY])
-                        body += in_attributes;
+                        body += in.attributes;
                     else if ((id == ID[N_FRAME] || id == ID[N_FRAMESET] || id == ID[N_NOFRAMES] || id == ID[N_COL] ||
                               id == ID[N_COLGROUP] || id == ID[N_TEMPLATE]) &&
-                             (cost += costly(in_attributes)) > INT64_MAX / 4)
+                             (cost += costly(in.attributes)) > INT64_MAX / 4)
                         cost = INT64_MAX / 4;
                 } else {
                     r++;

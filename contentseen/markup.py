@@ -385,9 +385,9 @@ def _tag_model(raw: bytes, quirks: bool = False) -> tuple[int, int, int | None]:
         name = lower_names.get(written)
         if name is None:
             name = lower_names[written] = written.lower().decode("latin-1")
-        # (_attributes, inline: this loop is the walk without the C speedups)
-        attributes = (len(_ATTRIBUTES.findall(area)) if name in ("html", "body") or (
-            len(area) > 2 * _COSTLY and len(area) - len(area.translate(None, _AFTER_ATTRIBUTE)) >= _COSTLY) else 0)
+        # (a call only where it may count: this loop is the walk without the C speedups)
+        attributes = _attributes(name in ("html", "body"), area) if len(area) > 2 * _COSTLY or name in (
+            "html", "body") else 0
         if name == "select":
             cost += _costly(select_tags) if in_select else 0
             in_select, select_tags = not closing, 0
@@ -518,11 +518,10 @@ class _StackModel:
 
     def _clear(self) -> None:
         formatting = self.formatting
-        while formatting:
-            if type(formatting.pop()) is list:
-                return
-            self.listed -= 1
-            self.unclosed -= 1
+        while formatting and type(formatting[-1]) is not list:
+            self._take_out(len(formatting) - 1)
+        if formatting:
+            formatting.pop()  # the marker
 
     def _last_marker(self) -> int:
         formatting = self.formatting
@@ -530,6 +529,23 @@ class _StackModel:
             if type(formatting[j]) is list:
                 return j
         return -1
+
+    def _last_of(self, name: str) -> int:
+        """The index of the last entry of ``name`` since the last marker, else -1."""
+        formatting = self.formatting
+        for j in range(len(formatting) - 1, -1, -1):
+            if type(formatting[j]) is list:
+                return -1
+            if formatting[j][0] == name:
+                return j
+        return -1
+
+    def _take_out(self, j: int, closed: bool = True) -> None:
+        """Entry ``j`` out of the list; ``closed``: its element too (not one left out as a fourth
+        of its kind, which may stay open)."""
+        del self.formatting[j]
+        self.listed -= 1
+        self.unclosed -= closed
 
     def opened(self, name: str, attributes: bytes, html: bool = True) -> None:
         """A formatting element's start tag (``attributes`` as written, ends stripped of blanks):
@@ -542,18 +558,12 @@ class _StackModel:
             self.listed += 1
             self.unclosed += 1
             return
+        if html and name == "a" and (j := self._last_of("a")) >= 0:
+            self._take_out(j)
         start = self._last_marker() + 1
-        if html and name == "a":
-            for j in range(len(formatting) - 1, start - 1, -1):
-                if formatting[j][0] == "a":
-                    del formatting[j]
-                    self.listed -= 1
-                    self.unclosed -= 1
-                    break
         same = [j for j in range(start, len(formatting)) if formatting[j] == entry]
         if len(same) >= 3:
-            del formatting[same[0]]
-            self.listed -= 1
+            self._take_out(same[0], closed=False)
         formatting.append(entry)
         self.listed += 1
         self.unclosed += 1
@@ -562,15 +572,8 @@ class _StackModel:
         """An SVG or MathML element of a formatting element's name closed by its end tag, under
         nothing named as a scope boundary: its entry goes (counted as a formatting element's where
         the model may be in SVG and the tree builder not: graphviz's SVG links are <a>)."""
-        formatting = self.formatting
-        for j in range(len(formatting) - 1, -1, -1):
-            if type(formatting[j]) is list:
-                return
-            if formatting[j][0] == name:
-                del formatting[j]
-                self.listed -= 1
-                self.unclosed -= 1
-                return
+        if (j := self._last_of(name)) >= 0:
+            self._take_out(j)
 
     def closed(self, name: str) -> None:
         """A formatting element's end tag, read as HTML (before the stack is changed): the tree
@@ -581,17 +584,12 @@ class _StackModel:
         marker, is above the marker's element if that is open.)"""
         formatting, names = self.formatting, self.names
         if formatting and names and names[-1] == name and type(formatting[-1]) is tuple and formatting[-1][0] == name:
-            formatting.pop()  # the last entry's, its element the current one (most end tags)
-            self.listed -= 1
-            self.unclosed -= 1
+            self._take_out(len(formatting) - 1)  # the last entry's, its element the current one (most end tags)
             return
-        j = len(formatting) - 1
-        while j >= 0 and type(formatting[j]) is not list and formatting[j][0] != name:
-            j -= 1
-        if j < 0 or type(formatting[j]) is list:
+        j = self._last_of(name)
+        if j < 0:
             return
         last = self._last_marker()
-        names = self.names
         top = len(names) - 1
         bottom = formatting[last][0] if last >= 0 and self.markers and self.markers[-1] is formatting[last] else -1
         special = 0  # above it: the adoption agency gives up after 8 of them, the entry kept
@@ -605,9 +603,7 @@ class _StackModel:
             if names[i] in _SCOPE_BOUNDARY and names[i] != "html":
                 return
             special += names[i] in _SPECIAL
-        del formatting[j]
-        self.listed -= 1
-        self.unclosed -= 1
+        self._take_out(j)
 
     def _table(self, stop: Callable[[str], bool] | None = None) -> int:
         """``_find`` of the nearest table or template, where table parts are read: none past a
