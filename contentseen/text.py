@@ -66,6 +66,7 @@ from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
 from .markup import INVISIBLE_NAMES, flat_text, marked_query, named, prepared
+from .parse import parsed
 from .weights import HEADINGS, MAX_KIDS, elements, in_copy, kid_frees, nonblank, weigher
 
 
@@ -195,11 +196,12 @@ class Extractor:
 
     def texts(self, html: str) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup."""
-        html, utf8, flat, names, marks = prepared(html[:MAX_HTML_CHARS])
-        if flat:
+        page = prepared(html[:MAX_HTML_CHARS])
+        html, names, marks = page.html, page.keys, page.marks
+        tree = None if page.flat else parsed(page)
+        if tree is None:
             text = flat_text(html)
             return PageText(text, text, flat=True)
-        tree = LexborHTMLParser(html if utf8 is None else utf8)
         invisible_query = named(INVISIBLE_NAMES, names)
         root = tree.body
         # A frameset document has no body; one that had content before its <frameset> keeps a
@@ -464,12 +466,14 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    html, utf8, flat, _, _ = prepared(html[:MAX_HTML_CHARS])
-    if flat:
+    page = prepared(html[:MAX_HTML_CHARS])
+    tree = None if page.flat else parsed(page)
+    if tree is None:
+        html = page.html
         lower = html.lower()
         start = lower.find("<title")
         start = lower.find(">", start) + 1 if start >= 0 else 0
         end = lower.find("</title", start) if start else -1
         return " ".join(htmllib.unescape(html[start:end]).split()) if end >= 0 else ""
-    node = LexborHTMLParser(html if utf8 is None else utf8).css_first("title")
+    node = tree.css_first("title")
     return " ".join(node.text().split()) if node is not None else ""

@@ -1,0 +1,142 @@
+"""lexbor's parse of a page, watched: the page is fed to the tree builder a chunk at a time, and
+between chunks the tree builder's own state is read, so that a page it would read in quadratic
+time is stopped within a chunk of going wrong, whatever its markup (then it is read flat).
+
+``markup._tag_model`` predicts most such pages before any parse, in one walk of their tags; it
+models the tree builder, and three searches for hostile markup each found pages the model read
+as shallow and cheap while lexbor took seconds (README, "Fail open"). What the tree builder
+does is read here from the tree builder itself, after each ``CHUNK`` bytes:
+
+- its stack of open elements, deeper than ``markup.MAX_DEPTH``: its searches of the stack then
+  cost it time quadratic in the page (browsers stop nesting at 512);
+- its list of formatting elements, longer than ``MAX_FORMATTING``: it reopens those not open at
+  every text or tag (500 left in it by a paragraph's end made 2 million elements of 37 KB);
+- the thread's CPU time, past ``BUDGET_NS`` and ``NS_PER_BYTE`` a byte of the page (lexbor
+  parses about 7 ns a byte): whatever else is quadratic.
+
+A chunk's tags can do only so much after a check (a chunk of 4 KiB holds at most 1,366 tags,
+each reopening at most MAX_FORMATTING + 1,366 elements). The functions are lexbor's own, exported
+by selectolax's extension (the ones ``lxb_html_document_parse`` calls, with the parser's
+``lxb_html_parse_chunk_process`` in place of one call for the whole page); the stack's and the
+list's lengths are read at the offsets of selectolax's ``lexbor.pxd``, which a probe page checks
+at import (``_probe``): a selectolax whose lexbor differs is parsed in one call, unwatched.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+
+import selectolax.lexbor
+from selectolax.lexbor import LexborHTMLParser
+
+from .markup import MAX_DEPTH, Prepared
+
+CHUNK = 4096
+MAX_FORMATTING = 64
+BUDGET_NS, NS_PER_BYTE = 20_000_000, 50
+
+_OWNER_DOCUMENT = 32  # lxb_dom_node_t: event target, local name, prefix, namespace, owner document
+_OPEN_ELEMENTS, _ACTIVE_FORMATTING = 32, 40  # lxb_html_tree_t: tokenizer, document, fragment, form, ...
+_LENGTH = 16  # lexbor_array_t: list, size, length
+
+
+class _Lexbor:
+    """lexbor's parser functions, and one parser a thread (a parser holds one parse at a time)."""
+
+    def __init__(self) -> None:
+        lib = ctypes.CDLL(selectolax.lexbor.__file__)
+        p, status = ctypes.c_void_p, ctypes.c_uint
+
+        def bound(name: str, result, *args):
+            f = getattr(lib, name)
+            f.restype, f.argtypes = result, list(args)
+            return f
+
+        self.clean = bound("lxb_html_document_clean", None, p)
+        self.create = bound("lxb_html_parser_create", p)
+        self.init = bound("lxb_html_parser_init", status, p)
+        self.reset = bound("lxb_html_parser_clean", None, p)
+        self.prepare = bound("lxb_html_parse_chunk_prepare", status, p, p)
+        self.process = bound("lxb_html_parse_chunk_process", status, p, p, ctypes.c_size_t)
+        self.end = bound("lxb_html_parse_chunk_end", status, p)
+        self.tree_of = bound("lxb_html_parser_tree_noi", p, p)
+        self.tokenizer_of = bound("lxb_html_parser_tokenizer_noi", p, p)
+        self.keep_duplicates = bound("lxb_html_tokenizer_keep_duplicate_set_noi", None, p, ctypes.c_bool)
+        self.local = threading.local()
+
+    def parser(self) -> tuple[int, ctypes.c_size_t, ctypes.c_size_t]:
+        """This thread's parser, and where the lengths of its stack and list are."""
+        made = getattr(self.local, "parser", None)
+        if made is None:
+            parser = self.create()
+            if not parser or self.init(parser) != 0:
+                raise MemoryError("lexbor could not make a parser")
+            self.keep_duplicates(self.tokenizer_of(parser), True)  # as lxb_html_document_parse's parser
+            tree = self.tree_of(parser)
+            made = self.local.parser = (parser, *(
+                ctypes.c_size_t.from_address(ctypes.c_void_p.from_address(tree + at).value + _LENGTH)
+                for at in (_OPEN_ELEMENTS, _ACTIVE_FORMATTING)))
+        return made
+
+    def parse(self, data: bytes, budget_ns: int, watch: list | None = None) -> LexborHTMLParser | None:
+        """lexbor's tree of ``data`` (UTF-8), or None once a check finds it past its bounds;
+        ``watch``: given, each check's (open elements, formatting elements) appended."""
+        parser, opened, listed = self.parser()
+        # (lexbor sets a document's mode where a page is in quirks mode, and leaves it where it is
+        # not: the document cleaned for the parse must be in no-quirks mode, as a new one is)
+        tree = LexborHTMLParser(b"<!DOCTYPE html>")
+        document = ctypes.c_void_p.from_address(tree.root.mem_id + _OWNER_DOCUMENT).value
+        self.clean(document)
+        self.reset(parser)
+        if self.prepare(parser, document) != 0:
+            raise MemoryError("lexbor could not begin a parse")
+        deadline = time.thread_time_ns() + budget_ns
+        start, size = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value, len(data)
+        for at in range(0, size, CHUNK):
+            if self.process(parser, start + at, min(CHUNK, size - at)) != 0:
+                self.end(parser)
+                raise MemoryError("lexbor could not parse a chunk")
+            if watch is not None:
+                watch.append((opened.value, listed.value))
+            if opened.value > MAX_DEPTH or listed.value > MAX_FORMATTING or time.thread_time_ns() > deadline:
+                self.end(parser)
+                return None
+        self.end(parser)
+        return tree
+
+
+def _bound() -> _Lexbor | None:
+    """lexbor's parser functions, if selectolax exports them and the probe reads as it should."""
+    try:
+        lexbor = _Lexbor()
+    except (OSError, AttributeError):  # a selectolax that does not export them
+        return None
+    return lexbor if _probe(lexbor) else None
+
+
+# (a chunk ends inside the cell: 8 open elements, html, body and tbody among them; a marker and
+# 2 entries; the paragraph, in no-quirks mode, is closed by the table)
+_PROBE = b"<!DOCTYPE html><body><p><table><tr><td><b><i>" + b" " * (CHUNK - 45) + b"text</i></b></td></tr></table>x"
+
+
+def _probe(lexbor: _Lexbor) -> bool:
+    """Whether the watched parse of ``_PROBE`` reads its stack and list as they are, and makes
+    the tree the whole parse makes."""
+    watch: list = []
+    tree = lexbor.parse(_PROBE, BUDGET_NS, watch)
+    return tree is not None and watch[0] == (8, 3) and tree.html == LexborHTMLParser(_PROBE).html and (
+        tree.css_first("p").next.tag == "table")
+
+
+_LEXBOR = _bound()
+
+
+def parsed(page: Prepared) -> LexborHTMLParser | None:
+    """lexbor's tree of ``page`` (not ``page.flat``), or None where the tree builder went past
+    its bounds (module docstring): then the page is read flat, as one the walk flags."""
+    data = page.utf8 if page.utf8 is not None else page.html.encode("utf-8", "ignore")  # as selectolax
+    if _LEXBOR is None:
+        return LexborHTMLParser(data)
+    return _LEXBOR.parse(data, BUDGET_NS + NS_PER_BYTE * len(data))
