@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <time.h>
 
 #define P1 11400714785074694791ULL
 #define P2 14029467366897019727ULL
@@ -1866,6 +1867,56 @@ static PyObject *lexbor_bind(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* contentseen.parse: lexbor's lxb_html_parse_chunk_process fed ``data`` a chunk at a time; after
+   each chunk, the lengths of the tree builder's stack of open elements and list of formatting
+   elements (size_t at the addresses ``opened`` and ``listed``) and the thread's CPU time in the
+   calls so far are held against their bounds. 0: all parsed within them; 1: stopped past one;
+   2: lexbor failed. The caller ends the parse. */
+typedef unsigned int (*lxb_chunk_fn)(void *, const uint8_t *, size_t);
+
+static inline int64_t thread_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static PyObject *parse_chunks(PyObject *self, PyObject *args) {
+    unsigned long long process, parser, opened, listed;
+    Py_buffer data;
+    Py_ssize_t chunk, most, most_listed;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "KKy*nKKnnL", &process, &parser, &data, &chunk, &opened, &listed, &most, &most_listed,
+                          &budget))
+        return NULL;
+    if (!process || !parser || !opened || !listed || chunk < 1) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "parse_chunks: an address is 0, or the chunk is empty");
+        return NULL;
+    }
+    lxb_chunk_fn fn = (lxb_chunk_fn)(uintptr_t)process;
+    const volatile size_t *open_length = (const size_t *)(uintptr_t)opened, *list_length = (const size_t *)(uintptr_t)listed;
+    const uint8_t *bytes = data.buf;
+    int64_t spent = 0;
+    int result = 0;
+    Py_BEGIN_ALLOW_THREADS /* lexbor's work alone: the store's thread goes on meanwhile */
+    for (Py_ssize_t at = 0; at < data.len; at += chunk) {
+        int64_t began = thread_ns();
+        unsigned int status = fn((void *)(uintptr_t)parser, bytes + at, (size_t)(data.len - at < chunk ? data.len - at : chunk));
+        spent += thread_ns() - began;
+        if (status) {
+            result = 2;
+            break;
+        }
+        if (*open_length > (size_t)most || *list_length > (size_t)most_listed || spent > budget) {
+            result = 1;
+            break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    return PyLong_FromLong(result);
+}
+
 /* The bytes of UTF-8 ``p`` other than " \t\n\r\f\v" and U+00A0 (weigh's count on valid UTF-8). */
 static int64_t weigh_utf8(const uint8_t *p, size_t n) {
     int64_t count = 0;
@@ -2494,6 +2545,7 @@ static PyMethodDef methods[] = {
     {"kid_frees", kid_frees, METH_VARARGS, "kid_frees(node, cap, max_kids) -> (frees, loose) or None: the children's weights outside links, capped."},
     {"simhash", simhash, METH_VARARGS, "simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) -> (fingerprint or None, total): see above."},
     {"line_keys", line_keys, METH_VARARGS, "line_keys(text, min_chars) -> (keys, others): templates._keys's lines, keyed."},
+    {"parse_chunks", parse_chunks, METH_VARARGS, "parse_chunks(process, parser, data, chunk, opened, listed, most, most_listed, budget_ns) -> 0, 1 (stopped) or 2 (lexbor failed): see contentseen.parse."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -2524,7 +2576,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 17) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 18) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -11,8 +11,8 @@ does is read here from the tree builder itself, after each ``CHUNK`` bytes:
   cost it time quadratic in the page (browsers stop nesting at 512);
 - its list of formatting elements, longer than ``MAX_FORMATTING``: it reopens those not open at
   every text or tag (500 left in it by a paragraph's end made 2 million elements of 37 KB);
-- the thread's CPU time, past ``BUDGET_NS`` and ``NS_PER_BYTE`` a byte of the page (lexbor
-  parses about 7 ns a byte): whatever else is quadratic.
+- the thread's CPU time in lexbor's calls, past ``BUDGET_NS`` and ``NS_PER_BYTE`` a byte of the
+  page (lexbor parses about 7 ns a byte): whatever else is quadratic.
 
 A chunk's tags can do only so much after a check (a chunk of 4 KiB holds at most 1,366 tags,
 each reopening at most MAX_FORMATTING + 1,366 elements). The functions are lexbor's own, exported
@@ -31,6 +31,7 @@ import time
 import selectolax.lexbor
 from selectolax.lexbor import LexborHTMLParser
 
+from ._native import speedups as _speedups  # None: the chunks are fed from Python, by ctypes
 from .markup import MAX_DEPTH, Prepared
 
 CHUNK = 4096
@@ -60,6 +61,7 @@ class _Lexbor:
         self.reset = bound("lxb_html_parser_clean", None, p)
         self.prepare = bound("lxb_html_parse_chunk_prepare", status, p, p)
         self.process = bound("lxb_html_parse_chunk_process", status, p, p, ctypes.c_size_t)
+        self.process_at = ctypes.cast(self.process, ctypes.c_void_p).value  # (for the C loop)
         self.end = bound("lxb_html_parse_chunk_end", status, p)
         self.tree_of = bound("lxb_html_parser_tree_noi", p, p)
         self.tokenizer_of = bound("lxb_html_parser_tokenizer_noi", p, p)
@@ -92,19 +94,37 @@ class _Lexbor:
         self.reset(parser)
         if self.prepare(parser, document) != 0:
             raise MemoryError("lexbor could not begin a parse")
-        deadline = time.thread_time_ns() + budget_ns
-        start, size = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value, len(data)
-        for at in range(0, size, CHUNK):
-            if self.process(parser, start + at, min(CHUNK, size - at)) != 0:
-                self.end(parser)
-                raise MemoryError("lexbor could not parse a chunk")
-            if watch is not None:
-                watch.append((opened.value, listed.value))
-            if opened.value > MAX_DEPTH or listed.value > MAX_FORMATTING or time.thread_time_ns() > deadline:
-                self.end(parser)
-                return None
+        if _speedups is not None and watch is None:
+            stopped = _speedups.parse_chunks(self.process_at, parser, data, CHUNK, ctypes.addressof(opened),
+                                             ctypes.addressof(listed), MAX_DEPTH, MAX_FORMATTING, budget_ns)
+        else:
+            stopped = self._parse_chunks(parser, data, opened, listed, budget_ns, watch)
+        if stopped == 2:
+            self.end(parser)
+            raise MemoryError("lexbor could not parse a chunk")
+        if stopped:
+            self.end(parser)
+            return None
         self.end(parser)
         return tree
+
+    def _parse_chunks(self, parser: int, data: bytes, opened, listed, budget_ns: int, watch: list | None) -> int:
+        """``_speedups.parse_chunks`` in Python: 0, all parsed within the bounds; 1, stopped past
+        one; 2, lexbor failed."""
+        # (the time spent in lexbor's calls only: a garbage collection between them is not the page's)
+        clock, process, spent = time.thread_time_ns, self.process, 0
+        start, size = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value, len(data)
+        for at in range(0, size, CHUNK):
+            began = clock()
+            status = process(parser, start + at, min(CHUNK, size - at))
+            spent += clock() - began
+            if status != 0:
+                return 2
+            if watch is not None:
+                watch.append((opened.value, listed.value))
+            if opened.value > MAX_DEPTH or listed.value > MAX_FORMATTING or spent > budget_ns:
+                return 1
+        return 0
 
 
 def _bound() -> _Lexbor | None:

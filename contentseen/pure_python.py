@@ -6,9 +6,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from . import fingerprints, markup, templates, tokens, weights
+from . import fingerprints, markup, parse, templates, tokens, weights
 
-MODULES = (fingerprints, markup, templates, tokens, weights)  # every module that calls them
+MODULES = (fingerprints, markup, parse, templates, tokens, weights)  # every module that calls them
 
 
 @contextmanager

@@ -4,6 +4,7 @@ time goes past their bounds; a real lexbor, no stand-in."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from contentseen import markup, parse
+from contentseen.pure_python import left_out
 from contentseen.text import Extractor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -61,7 +63,15 @@ def test_the_tree_in_chunks_on_any_markup(pieces, chunk):
 
 
 @needs_lexbor
-def test_each_bound_stops_the_parse():
+@pytest.mark.parametrize("way", ["C", "Python"])
+def test_each_bound_stops_the_parse(way):
+    if way == "C" and parse._speedups is None:
+        pytest.skip("the C speedups are not built")
+    with left_out() if way == "Python" else contextlib.nullcontext():
+        _each_bound_stops_the_parse()
+
+
+def _each_bound_stops_the_parse() -> None:
     pad = b" " * parse.CHUNK  # the checks come after each chunk
     deep = b"<body>" + b"<div>" * (markup.MAX_DEPTH - 2) + pad
     assert lexbor.parse(deep, 1 << 62) is not None  # html, body and 510 divs: 512
