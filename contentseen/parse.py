@@ -41,6 +41,7 @@ BUDGET_NS, NS_PER_BYTE = 20_000_000, 50
 _OWNER_DOCUMENT = 32  # lxb_dom_node_t: event target, local name, prefix, namespace, owner document
 _OPEN_ELEMENTS, _ACTIVE_FORMATTING = 32, 40  # lxb_html_tree_t: tokenizer, document, fragment, form, ...
 _LENGTH = 16  # lexbor_array_t: list, size, length
+_KEPT_AFTER = 1 << 20  # a thread's parser is made again after a page larger
 
 
 class _Lexbor:
@@ -59,6 +60,7 @@ class _Lexbor:
         self.create = bound("lxb_html_parser_create", p)
         self.init = bound("lxb_html_parser_init", status, p)
         self.reset = bound("lxb_html_parser_clean", None, p)
+        self.destroy = bound("lxb_html_parser_destroy", p, p)
         self.prepare = bound("lxb_html_parse_chunk_prepare", status, p, p)
         self.process = bound("lxb_html_parse_chunk_process", status, p, p, ctypes.c_size_t)
         self.process_at = ctypes.cast(self.process, ctypes.c_void_p).value  # (for the C loop)
@@ -99,14 +101,13 @@ class _Lexbor:
                                              ctypes.addressof(listed), MAX_DEPTH, MAX_FORMATTING, budget_ns)
         else:
             stopped = self._parse_chunks(parser, data, opened, listed, budget_ns, watch)
-        if stopped == 2:
-            self.end(parser)
-            raise MemoryError("lexbor could not parse a chunk")
-        if stopped:
-            self.end(parser)
-            return None
         self.end(parser)
-        return tree
+        if len(data) > _KEPT_AFTER:  # (its tokenizer's buffers grew with the page: not kept)
+            self.local.parser = None
+            self.destroy(parser)
+        if stopped == 2:
+            raise MemoryError("lexbor could not parse a chunk")
+        return None if stopped else tree
 
     def _parse_chunks(self, parser: int, data: bytes, opened, listed, budget_ns: int, watch: list | None) -> int:
         """``_speedups.parse_chunks`` in Python: 0, all parsed within the bounds; 1, stopped past

@@ -94,3 +94,12 @@ def test_a_page_the_walk_passes_and_lexbor_nests_deep_is_read_flat_fast():
     page = "<!DOCTYPE html><body>" + "<g></b><desc><b></g>" * 20_000
     assert not markup.prepared(page).flat
     assert Extractor().texts(page).flat is (lexbor is not None)
+
+
+@needs_lexbor
+def test_a_parser_grown_by_a_large_page_is_not_kept():
+    large = b"<p title='" + b"x" * (2 << 20) + b"'>one long attribute</p>"  # (one token: the buffer holds it whole)
+    assert lexbor.parse(large, 1 << 62) is not None
+    assert getattr(lexbor.local, "parser", None) is None
+    _same_tree(b"<p>after it<b>bold", parse.CHUNK)
+    assert lexbor.local.parser is not None
