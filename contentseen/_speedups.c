@@ -1873,6 +1873,9 @@ static PyObject *lexbor_bind(PyObject *self, PyObject *args) {
    calls so far are held against their bounds. 0: all parsed within them; 1: stopped past one;
    2: lexbor failed. The caller ends the parse. */
 typedef unsigned int (*lxb_chunk_fn)(void *, const uint8_t *, size_t);
+/* A chunk ends before a '<' in its last bytes: lexbor's lookahead of a markup declaration cut by
+   a chunk's end reads "<![CDATA[x" as a comment of "[CDATACDATA[x" (contentseen.parse.CUT_BEFORE). */
+#define CUT_BEFORE 16
 
 static inline int64_t thread_ns(void) {
     struct timespec t;
@@ -1899,8 +1902,14 @@ static PyObject *parse_chunks(PyObject *self, PyObject *args) {
     int result = 0;
     Py_BEGIN_ALLOW_THREADS /* lexbor's work alone: the store's thread goes on meanwhile */
     int64_t began = thread_ns(); /* (no Python between the calls: the time since is lexbor's) */
-    for (Py_ssize_t at = 0; at < data.len; at += chunk) {
-        unsigned int status = fn((void *)(uintptr_t)parser, bytes + at, (size_t)(data.len - at < chunk ? data.len - at : chunk));
+    for (Py_ssize_t at = 0, end; at < data.len; at = end) {
+        end = data.len - at <= chunk ? data.len : at + chunk;
+        for (Py_ssize_t j = end - 1; end < data.len && j > at && j >= end - CUT_BEFORE; j--)
+            if (bytes[j] == '<') {
+                end = j;
+                break;
+            }
+        unsigned int status = fn((void *)(uintptr_t)parser, bytes + at, (size_t)(end - at));
         if (status) {
             result = 2;
             break;

@@ -103,3 +103,16 @@ def test_a_parser_grown_by_a_large_page_is_not_kept():
     assert getattr(lexbor.local, "parser", None) is None
     _same_tree(b"<p>after it<b>bold", parse.CHUNK)
     assert lexbor.local.parser is not None
+
+
+@needs_lexbor
+@pytest.mark.parametrize("way", ["C", "Python"])
+def test_a_markup_declaration_at_a_chunks_end_is_read_whole(way):
+    # lexbor read "<![CDATA[hello]]>" cut after "<![" or "<![CD" as a comment of
+    # "[CDATACDATA[hello]]": a chunk ends before a "<" among its last 16 bytes.
+    if way == "C" and parse._speedups is None:
+        pytest.skip("the C speedups are not built")
+    with left_out() if way == "Python" else contextlib.nullcontext():
+        for k in range(1, 18):
+            raw = b"x" * (parse.CHUNK - k) + b"<![CDATA[hello]]>z<!-- and -->" + b"<!DOCTYPE x>" * 2
+            assert lexbor.parse(raw, 1 << 62, [] if way == "Python" else None).html == LexborHTMLParser(raw).html, k
