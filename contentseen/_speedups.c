@@ -1868,14 +1868,19 @@ static PyObject *lexbor_bind(PyObject *self, PyObject *args) {
 }
 
 /* contentseen.parse: lexbor's lxb_html_parse_chunk_process fed ``data`` a chunk at a time; after
-   each chunk, the lengths of the tree builder's stack of open elements and list of formatting
-   elements (size_t at the addresses ``opened`` and ``listed``) and the thread's CPU time in the
-   calls so far are held against their bounds. 0: all parsed within them; 1: stopped past one;
-   2: lexbor failed. The caller ends the parse. */
+   each chunk, the length of the tree builder's stack of open elements, the weight of its list of
+   formatting elements (list_weight) and the thread's CPU time since the first call are held
+   against their bounds. 0: all parsed within them; 1: stopped past one; 2: lexbor failed. The
+   caller ends the parse. */
 typedef unsigned int (*lxb_chunk_fn)(void *, const uint8_t *, size_t);
+typedef void *(*lxb_attribute_fn)(void *);
 /* A chunk ends before a '<' in its last bytes: lexbor's lookahead of a markup declaration cut by
    a chunk's end reads "<![CDATA[x" as a comment of "[CDATACDATA[x" (contentseen.parse.CUT_BEFORE). */
 #define CUT_BEFORE 16
+
+/* The lexbor_array_t at ``array`` (contentseen.parse's offsets: list, size, length). */
+static inline void **array_items(uintptr_t array) { return *(void ***)array; }
+static inline size_t array_length(uintptr_t array) { return *(volatile size_t *)(array + 16); }
 
 static inline int64_t thread_ns(void) {
     struct timespec t;
@@ -1883,21 +1888,33 @@ static inline int64_t thread_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* contentseen.parse._Lexbor.listed: an entry each, and each attribute of an entry's element (a
+   marker has none), counted until past ``cap``. */
+static int64_t list_weight(uintptr_t array, void *marker, lxb_attribute_fn first, lxb_attribute_fn next, int64_t cap) {
+    void **items = array_items(array);
+    int64_t weight = 0;
+    for (size_t i = 0, n = array_length(array); i < n && weight <= cap; i++) {
+        weight++;
+        for (void *a = items[i] == marker ? NULL : first(items[i]); a && weight <= cap; a = next(a))
+            weight++;
+    }
+    return weight;
+}
+
 static PyObject *parse_chunks(PyObject *self, PyObject *args) {
-    unsigned long long process, parser, opened, listed;
+    unsigned long long process, first, next, marker, parser, opened, listed;
     Py_buffer data;
     Py_ssize_t chunk, most, most_listed;
     long long budget;
-    if (!PyArg_ParseTuple(args, "KKy*nKKnnL", &process, &parser, &data, &chunk, &opened, &listed, &most, &most_listed,
-                          &budget))
+    if (!PyArg_ParseTuple(args, "KKKKKy*nKKnnL", &process, &first, &next, &marker, &parser, &data, &chunk, &opened,
+                          &listed, &most, &most_listed, &budget))
         return NULL;
-    if (!process || !parser || !opened || !listed || chunk < 1) {
+    if (!process || !first || !next || !marker || !parser || !opened || !listed || chunk < 1) {
         PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_ValueError, "parse_chunks: an address is 0, or the chunk is empty");
+        PyErr_SetString(PyExc_ValueError, "parse_chunks: an address is 0, or the chunk empty");
         return NULL;
     }
     lxb_chunk_fn fn = (lxb_chunk_fn)(uintptr_t)process;
-    const volatile size_t *open_length = (const size_t *)(uintptr_t)opened, *list_length = (const size_t *)(uintptr_t)listed;
     const uint8_t *bytes = data.buf;
     int result = 0;
     Py_BEGIN_ALLOW_THREADS /* lexbor's work alone: the store's thread goes on meanwhile */
@@ -1909,12 +1926,14 @@ static PyObject *parse_chunks(PyObject *self, PyObject *args) {
                 end = j;
                 break;
             }
-        unsigned int status = fn((void *)(uintptr_t)parser, bytes + at, (size_t)(end - at));
-        if (status) {
+        if (fn((void *)(uintptr_t)parser, bytes + at, (size_t)(end - at))) {
             result = 2;
             break;
         }
-        if (*open_length > (size_t)most || *list_length > (size_t)most_listed || thread_ns() - began > budget) {
+        if (array_length(opened) > (size_t)most ||
+            list_weight(listed, (void *)(uintptr_t)marker, (lxb_attribute_fn)(uintptr_t)first,
+                        (lxb_attribute_fn)(uintptr_t)next, most_listed) > most_listed ||
+            thread_ns() - began > budget) {
             result = 1;
             break;
         }
@@ -2552,7 +2571,7 @@ static PyMethodDef methods[] = {
     {"kid_frees", kid_frees, METH_VARARGS, "kid_frees(node, cap, max_kids) -> (frees, loose) or None: the children's weights outside links, capped."},
     {"simhash", simhash, METH_VARARGS, "simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) -> (fingerprint or None, total): see above."},
     {"line_keys", line_keys, METH_VARARGS, "line_keys(text, min_chars) -> (keys, others): templates._keys's lines, keyed."},
-    {"parse_chunks", parse_chunks, METH_VARARGS, "parse_chunks(process, parser, data, chunk, opened, listed, most, most_listed, budget_ns) -> 0, 1 (stopped) or 2 (lexbor failed): see contentseen.parse."},
+    {"parse_chunks", parse_chunks, METH_VARARGS, "parse_chunks(process, first_attribute, next_attribute, marker, parser, data, chunk, opened, listed, most, most_listed, budget_ns) -> 0, 1 (stopped) or 2 (lexbor failed): see contentseen.parse."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -2583,7 +2602,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 18) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 19) < 0) {
         Py_DECREF(m);
         return NULL;
     }

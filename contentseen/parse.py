@@ -9,17 +9,21 @@ does is read here from the tree builder itself, after each ``CHUNK`` bytes:
 
 - its stack of open elements, deeper than ``markup.MAX_DEPTH``: its searches of the stack then
   cost it time quadratic in the page (browsers stop nesting at 512);
-- its list of formatting elements, longer than ``MAX_FORMATTING``: it reopens those not open at
-  every text or tag (500 left in it by a paragraph's end made 2 million elements of 37 KB);
+- its list of formatting elements, weighing more than ``MAX_LISTED`` (an entry each, and each
+  attribute of their elements): it reopens those not open at every text or tag, each a copy of
+  the element and its attributes (500 left in it by a paragraph's end made 2 million elements of
+  37 KB; one <b> of 300 attributes reopened before 990 rows, 300,000 attributes the extraction
+  read);
 - the thread's CPU time in lexbor's calls, past ``BUDGET_NS`` and ``NS_PER_BYTE`` a byte of the
   page (lexbor parses about 7 ns a byte): whatever else is quadratic.
 
 A chunk's tags can do only so much after a check (a chunk of 4 KiB holds at most 1,366 tags,
-each reopening at most MAX_FORMATTING + 1,366 elements). The functions are lexbor's own, exported
-by selectolax's extension (the ones ``lxb_html_document_parse`` calls, with the parser's
-``lxb_html_parse_chunk_process`` in place of one call for the whole page); the stack's and the
-list's lengths are read at the offsets of selectolax's ``lexbor.pxd``, which a probe page checks
-at import (``_probe``): a selectolax whose lexbor differs is parsed in one call, unwatched.
+each reopening at most the list's weight, 64, and what the chunk adds to it). The functions are
+lexbor's own, exported by selectolax's extension (the ones ``lxb_html_document_parse`` calls,
+with the parser's ``lxb_html_parse_chunk_process`` in place of one call for the whole page); the
+stack and the list are read at the offsets of selectolax's ``lexbor.pxd``, which a probe page
+checks at import (``_probe``): a selectolax whose lexbor differs is parsed in one call,
+unwatched.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ CHUNK = 4096
 # A chunk ends before a "<" among its last bytes: lexbor's lookahead of a markup declaration cut by
 # a chunk's end reads "<![CDATA[x" as a comment of "[CDATACDATA[x" (as _speedups.c's CUT_BEFORE).
 CUT_BEFORE = 16
-MAX_FORMATTING = 64
+MAX_LISTED = 64
 BUDGET_NS, NS_PER_BYTE = 20_000_000, 50
 
 _OWNER_DOCUMENT = 32  # lxb_dom_node_t: event target, local name, prefix, namespace, owner document
@@ -66,15 +70,18 @@ class _Lexbor:
         self.destroy = bound("lxb_html_parser_destroy", p, p)
         self.prepare = bound("lxb_html_parse_chunk_prepare", status, p, p)
         self.process = bound("lxb_html_parse_chunk_process", status, p, p, ctypes.c_size_t)
-        self.process_at = ctypes.cast(self.process, ctypes.c_void_p).value  # (for the C loop)
         self.end = bound("lxb_html_parse_chunk_end", status, p)
         self.tree_of = bound("lxb_html_parser_tree_noi", p, p)
         self.tokenizer_of = bound("lxb_html_parser_tokenizer_noi", p, p)
         self.keep_duplicates = bound("lxb_html_tokenizer_keep_duplicate_set_noi", None, p, ctypes.c_bool)
+        self.first_attribute = bound("lxb_dom_element_first_attribute_noi", p, p)
+        self.next_attribute = bound("lxb_dom_element_next_attribute_noi", p, p)
+        self.marker = bound("lxb_html_tree_active_formatting_marker", p)()  # (the list's markers)
+        self.at = [ctypes.cast(f, ctypes.c_void_p).value for f in (self.process, self.first_attribute, self.next_attribute)]
         self.local = threading.local()
 
-    def parser(self) -> tuple[int, ctypes.c_size_t, ctypes.c_size_t]:
-        """This thread's parser, and where the lengths of its stack and list are."""
+    def parser(self) -> tuple[int, int, int]:
+        """This thread's parser, and where its stack's and list's lexbor_array_t are."""
         made = getattr(self.local, "parser", None)
         if made is None:
             parser = self.create()
@@ -83,13 +90,12 @@ class _Lexbor:
             self.keep_duplicates(self.tokenizer_of(parser), True)  # as lxb_html_document_parse's parser
             tree = self.tree_of(parser)
             made = self.local.parser = (parser, *(
-                ctypes.c_size_t.from_address(ctypes.c_void_p.from_address(tree + at).value + _LENGTH)
-                for at in (_OPEN_ELEMENTS, _ACTIVE_FORMATTING)))
+                ctypes.c_void_p.from_address(tree + at).value for at in (_OPEN_ELEMENTS, _ACTIVE_FORMATTING)))
         return made
 
     def parse(self, data: bytes, budget_ns: int, watch: list | None = None) -> LexborHTMLParser | None:
         """lexbor's tree of ``data`` (UTF-8), or None once a check finds it past its bounds;
-        ``watch``: given, each check's (open elements, formatting elements) appended."""
+        ``watch``: given, each check's (open elements, the list's weight, ``listed``) appended."""
         parser, opened, listed = self.parser()
         # (lexbor sets a document's mode where a page is in quirks mode, and leaves it where it is
         # not: the document cleaned for the parse must be in no-quirks mode, as a new one is)
@@ -100,8 +106,8 @@ class _Lexbor:
         if self.prepare(parser, document) != 0:
             raise MemoryError("lexbor could not begin a parse")
         if _speedups is not None and watch is None:
-            stopped = _speedups.parse_chunks(self.process_at, parser, data, CHUNK, ctypes.addressof(opened),
-                                             ctypes.addressof(listed), MAX_DEPTH, MAX_FORMATTING, budget_ns)
+            stopped = _speedups.parse_chunks(*self.at, self.marker, parser, data, CHUNK, opened, listed, MAX_DEPTH,
+                                             MAX_LISTED, budget_ns)
         else:
             stopped = self._parse_chunks(parser, data, opened, listed, budget_ns, watch)
         self.end(parser)
@@ -112,7 +118,25 @@ class _Lexbor:
             raise MemoryError("lexbor could not parse a chunk")
         return None if stopped else tree
 
-    def _parse_chunks(self, parser: int, data: bytes, opened, listed, budget_ns: int, watch: list | None) -> int:
+    def listed(self, array: int, cap: int) -> int:
+        """The weight of the tree builder's list of formatting elements at ``array``: each entry
+        and each attribute of its element (a copy of which the tree builder makes at each
+        reopening), counted until past ``cap``."""
+        items = ctypes.c_void_p.from_address(array).value
+        weight = 0
+        for i in range(ctypes.c_size_t.from_address(array + _LENGTH).value):
+            if weight > cap:
+                break
+            weight += 1
+            entry = ctypes.c_void_p.from_address(items + 8 * i).value
+            attribute = self.first_attribute(entry) if entry != self.marker else None
+            while attribute and weight <= cap:
+                weight += 1
+                attribute = self.next_attribute(attribute)
+        return weight
+
+    def _parse_chunks(self, parser: int, data: bytes, opened: int, listed: int, budget_ns: int,
+                      watch: list | None) -> int:
         """``_speedups.parse_chunks`` in Python: 0, all parsed within the bounds; 1, stopped past
         one; 2, lexbor failed."""
         # (the time spent in lexbor's calls only: a garbage collection between them is not the page's)
@@ -130,9 +154,11 @@ class _Lexbor:
             spent += clock() - began
             if status != 0:
                 return 2
+            depth = ctypes.c_size_t.from_address(opened + _LENGTH).value
+            weight = self.listed(listed, MAX_LISTED if watch is None else 1 << 62)
             if watch is not None:
-                watch.append((opened.value, listed.value))
-            if opened.value > MAX_DEPTH or listed.value > MAX_FORMATTING or spent > budget_ns:
+                watch.append((depth, weight))
+            if depth > MAX_DEPTH or weight > MAX_LISTED or spent > budget_ns:
                 return 1
         return 0
 
@@ -147,8 +173,9 @@ def _bound() -> _Lexbor | None:
 
 
 # (a chunk ends inside the cell: 8 open elements, html, body and tbody among them; a marker and
-# 2 entries; the paragraph, in no-quirks mode, is closed by the table)
-_PROBE = b"<!DOCTYPE html><body><p><table><tr><td><b><i>" + b" " * (CHUNK - 45) + b"text</i></b></td></tr></table>x"
+# 2 entries, one of an attribute; the paragraph, in no-quirks mode, is closed by the table)
+_PROBE_START = b"<!DOCTYPE html><body><p><table><tr><td><b class=x><i>"
+_PROBE = _PROBE_START + b" " * (CHUNK - len(_PROBE_START)) + b"text</i></b></td></tr></table>x"
 
 
 def _probe(lexbor: _Lexbor) -> bool:
@@ -156,7 +183,7 @@ def _probe(lexbor: _Lexbor) -> bool:
     the tree the whole parse makes."""
     watch: list = []
     tree = lexbor.parse(_PROBE, BUDGET_NS, watch)
-    return tree is not None and watch[0] == (8, 3) and tree.html == LexborHTMLParser(_PROBE).html and (
+    return tree is not None and watch[0] == (8, 4) and tree.html == LexborHTMLParser(_PROBE).html and (
         tree.css_first("p").next.tag == "table")
 
 

@@ -565,6 +565,19 @@ QUADRATIC_CASES = [
      "parsed": True},
     {"id": "a site's <select> of 2,000 options", "kind": "select", "unit": "<option>item", "n": 2_000, "parsed": True},
     {"id": "a tag of 200 attributes", "kind": "attributes", "n": 200, "parsed": True},
+    # lexbor reopens the <b> before each row's text (foster parented before the table), copying its
+    # 300 attributes; the extraction then read them all at each of the body's 990 children (0.4 s
+    # at 6 KB). The list's weight counts them: stopped at the first check.
+    {"id": "a bold of 300 attributes reopened before 990 rows", "kind": "bare",
+     "open": "<!DOCTYPE html><body><p><b role=x " + " ".join(f"a{i}" for i in range(300)) + ">y</p><table><tr>",
+     "unit": "x<tr>", "n": 990, "parsed": False},
+    # 16 bolds of 600 attributes each (free in the walk's reckoning of the list, their squares
+    # under its budget raised by a long comment), then paragraphs: each reopening copies 9,600
+    # attributes, a thousand times in one chunk (0.3-1 s and 1.5 GB before its check).
+    {"id": "16 bolds of 600 attributes reopened in 3k paragraphs", "kind": "bare",
+     "open": "<!DOCTYPE html><!--" + "c" * 400_000 + "--><body><p>" + "".join(
+         "<b " + " ".join(f"a{k}_{i}" for i in range(600)) + ">" for k in range(16)) + "y",
+     "unit": "<p>x", "n": 3_000, "parsed": False},
     # Parsed (500 deep is within MAX_DEPTH), and the longest of the 500 marked articles was found by
     # reading each one's text, every line of the page 500 times: 1 s at 300 KB.
     {"id": "500 nested articles over 60k lines", "kind": "bare", "open": "<!DOCTYPE html><body>" + "<article>" * 500,

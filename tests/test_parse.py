@@ -56,7 +56,7 @@ def test_the_tree_in_chunks_on_any_markup(pieces, chunk):
     try:
         raw = b"".join(pieces)
         tree = lexbor.parse(raw, 1 << 62)
-        # (a soup may nest past MAX_DEPTH or list more than MAX_FORMATTING: then it is stopped)
+        # (a soup may nest past MAX_DEPTH or weigh its list past MAX_LISTED: then it is stopped)
         assert tree is None or tree.html == LexborHTMLParser(raw).html
     finally:
         parse.CHUNK = kept
@@ -76,9 +76,12 @@ def _each_bound_stops_the_parse() -> None:
     deep = b"<body>" + b"<div>" * (markup.MAX_DEPTH - 2) + pad
     assert lexbor.parse(deep, 1 << 62) is not None  # html, body and 510 divs: 512
     assert lexbor.parse(deep + b"<div>" + pad, 1 << 62) is None
-    listed = b"<body>" + b"".join(b"<b id=%d>" % i for i in range(parse.MAX_FORMATTING)) + pad
+    # (the list's weight: an entry each, and an attribute of each)
+    listed = b"<body>" + b"".join(b"<b id=%d>" % i for i in range(parse.MAX_LISTED // 2)) + pad
     assert lexbor.parse(listed, 1 << 62) is not None
-    assert lexbor.parse(listed + b"<b id=x>" + pad, 1 << 62) is None
+    assert lexbor.parse(listed + b"<i>" + pad, 1 << 62) is None
+    many = b"<body><b " + b" ".join(b"a%d" % i for i in range(parse.MAX_LISTED)) + b">" + pad
+    assert lexbor.parse(many, 1 << 62) is None
     assert lexbor.parse(b"<p>x</p>" * 1000, 0) is None  # past its time at the first check
 
 
