@@ -788,6 +788,9 @@ STRESS = {
                             ""),
     # end tags the tree builder ignores (no caption is open outside a table): 60,000 nested divs
     "/stress/ignored-ends.html": ("Release archive", ("<caption>" + "<div>release" * 60 + "</caption>") * 1_000, ""),
+    # copies of a <b> lexbor reopens, closed with what they hold: the walk reads the page as shallow,
+    # and lexbor nests a <desc> deeper at each repeat; the watched parse stops it (contentseen/parse.py)
+    "/stress/reopened.html": ("Style guide", "<g></b><desc><b></g>" * 20_000, ""),
 }
 
 
