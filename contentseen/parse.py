@@ -48,6 +48,7 @@ BUDGET_NS, NS_PER_BYTE = 20_000_000, 50
 _OWNER_DOCUMENT = 32  # lxb_dom_node_t: event target, local name, prefix, namespace, owner document
 _OPEN_ELEMENTS, _ACTIVE_FORMATTING = 32, 40  # lxb_html_tree_t: tokenizer, document, fragment, form, ...
 _LENGTH = 16  # lexbor_array_t: list, size, length
+_POINTER = ctypes.sizeof(ctypes.c_void_p)
 _KEPT_AFTER = 1 << 20  # a thread's parser is made again after a page larger
 
 
@@ -77,7 +78,8 @@ class _Lexbor:
         self.first_attribute = bound("lxb_dom_element_first_attribute_noi", p, p)
         self.next_attribute = bound("lxb_dom_element_next_attribute_noi", p, p)
         self.marker = bound("lxb_html_tree_active_formatting_marker", p)()  # (the list's markers)
-        self.at = [ctypes.cast(f, ctypes.c_void_p).value for f in (self.process, self.first_attribute, self.next_attribute)]
+        self.addresses = [ctypes.cast(f, ctypes.c_void_p).value  # (for the C loop)
+                          for f in (self.process, self.first_attribute, self.next_attribute)]
         self.local = threading.local()
 
     def parser(self) -> tuple[int, int, int]:
@@ -95,7 +97,7 @@ class _Lexbor:
 
     def parse(self, data: bytes, budget_ns: int, watch: list | None = None) -> LexborHTMLParser | None:
         """lexbor's tree of ``data`` (UTF-8), or None once a check finds it past its bounds;
-        ``watch``: given, each check's (open elements, the list's weight, ``listed``) appended."""
+        ``watch``: given, each check's (open elements, the list's weight) appended."""
         parser, opened, listed = self.parser()
         # (lexbor sets a document's mode where a page is in quirks mode, and leaves it where it is
         # not: the document cleaned for the parse must be in no-quirks mode, as a new one is)
@@ -106,7 +108,7 @@ class _Lexbor:
         if self.prepare(parser, document) != 0:
             raise MemoryError("lexbor could not begin a parse")
         if _speedups is not None and watch is None:
-            stopped = _speedups.parse_chunks(*self.at, self.marker, parser, data, CHUNK, opened, listed, MAX_DEPTH,
+            stopped = _speedups.parse_chunks(*self.addresses, self.marker, parser, data, CHUNK, opened, listed, MAX_DEPTH,
                                              MAX_LISTED, budget_ns)
         else:
             stopped = self._parse_chunks(parser, data, opened, listed, budget_ns, watch)
@@ -128,7 +130,7 @@ class _Lexbor:
             if weight > cap:
                 break
             weight += 1
-            entry = ctypes.c_void_p.from_address(items + 8 * i).value
+            entry = ctypes.c_void_p.from_address(items + _POINTER * i).value
             attribute = self.first_attribute(entry) if entry != self.marker else None
             while attribute and weight <= cap:
                 weight += 1

@@ -578,6 +578,26 @@ QUADRATIC_CASES = [
      "open": "<!DOCTYPE html><!--" + "c" * 400_000 + "--><body><p>" + "".join(
          "<b " + " ".join(f"a{k}_{i}" for i in range(600)) + ">" for k in range(16)) + "y",
      "unit": "<p>x", "n": 3_000, "parsed": False},
+    # The narrowing after a cheap parse (a second search of the watched parse): each of a block's
+    # 999 children compared with the one holding its text, of 320 attributes, read again each
+    # time, at 48 levels (1 s at 460 KB); a body of 100,000 headings and 15 blocks of closing
+    # matter, each a step back to the body that weighed its headings again (0.6 s at 466 KB); the
+    # same steps back over a block of 200,000 paragraphs (0.25 s); 63 levels of one element, each
+    # weighed again down to its text past 75,000 blank elements (0.2 s at 600 KB).
+    {"id": "48 levels of 999 children beside one of 320 attributes", "kind": "bare", "open": "<!doctype html><body>",
+     "unit": "<x>x</x>" * 999 + "<x " + " ".join(f"a{k}" for k in range(320)) + ">", "n": 48,
+     "close": "word " * 1000 + "</x>" * 48, "parsed": True},
+    {"id": "100k headings, then 15 steps back from closing matter", "kind": "bare", "unit": "", "n": 1,
+     "open": "<!doctype html><body><div id=e>" + "<h1>" * 100_000 + "</h1>tiny</div>" + "".join(
+         f"<div id=k{i}><div class=footer>" + "x" * 2 ** (15 - i) + "</div></div>" for i in range(15)) + "</body>",
+     "parsed": True},
+    {"id": "15 steps back from closing matter beside 200k paragraphs", "kind": "bare", "unit": "", "n": 1,
+     "open": "<!doctype html><body><div id=w>" + "".join(
+         f"<div id=k{i}><div class=footer>" + "x" * 2 ** (15 - i) + "</div></div>" for i in range(15))
+     + "<div>" + "<p> " * 200_000 + "y</div></div></body>", "parsed": True},
+    {"id": "a main of 63 levels of one element over 75k blank ones", "kind": "bare", "unit": "<b> </b>", "n": 75_000,
+     "open": "<!doctype html><body><main>" + "<div>" * 63, "close": "word " * 200 + "</div>" * 63 + "</main></body>",
+     "parsed": True},
     # Parsed (500 deep is within MAX_DEPTH), and the longest of the 500 marked articles was found by
     # reading each one's text, every line of the page 500 times: 1 s at 300 KB.
     {"id": "500 nested articles over 60k lines", "kind": "bare", "open": "<!DOCTYPE html><body>" + "<article>" * 500,
