@@ -15,7 +15,7 @@ does is read here from the tree builder itself, after each ``CHUNK`` bytes:
   37 KB; one <b> of 300 attributes reopened before 990 rows, 300,000 attributes the extraction
   read);
 - the thread's CPU time in lexbor's calls, past ``BUDGET_NS`` and ``NS_PER_BYTE`` a byte of the
-  page (lexbor parses about 7 ns a byte): whatever else is quadratic.
+  page (lexbor parses 5-20 ns a byte): whatever else is quadratic.
 
 A chunk's tags can do only so much after a check (a chunk of 4 KiB holds at most 1,366 tags,
 each reopening at most the list's weight, 64, and what the chunk adds to it). The functions are
@@ -43,7 +43,9 @@ CHUNK = 4096
 # a chunk's end reads "<![CDATA[x" as a comment of "[CDATACDATA[x" (as _speedups.c's CUT_BEFORE).
 CUT_BEFORE = 16
 MAX_LISTED = 64
-BUDGET_NS, NS_PER_BYTE = 20_000_000, 50
+# (real pages parse in 5-20 ns a byte; the largest installed, 8.4 MB, took 161-407 ms over five runs:
+# a third of its budget at most)
+BUDGET_NS, NS_PER_BYTE = 20_000_000, 150
 
 _OWNER_DOCUMENT = 32  # lxb_dom_node_t: event target, local name, prefix, namespace, owner document
 _OPEN_ELEMENTS, _ACTIVE_FORMATTING = 32, 40  # lxb_html_tree_t: tokenizer, document, fragment, form, ...
