@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import ModuleType
 
 # Raised with every change of the C functions' arguments or results (``API`` in _speedups.c).
-API = 19
+API = 20
 
 speedups: ModuleType | None
 try:

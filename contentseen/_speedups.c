@@ -1867,72 +1867,112 @@ static PyObject *lexbor_bind(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* contentseen.parse: lexbor's lxb_html_parse_chunk_process fed ``data`` a chunk at a time; after
-   each chunk, the length of the tree builder's stack of open elements, the weight of its list of
-   formatting elements (list_weight) and the thread's CPU time since the first call are held
-   against their bounds. 0: all parsed within them; 1: stopped past one; 2: lexbor failed. The
-   caller ends the parse. */
-typedef unsigned int (*lxb_chunk_fn)(void *, const uint8_t *, size_t);
-typedef void *(*lxb_attribute_fn)(void *);
-/* A chunk ends before a '<' in its last bytes: lexbor's lookahead of a markup declaration cut by
-   a chunk's end reads "<![CDATA[x" as a comment of "[CDATACDATA[x" (contentseen.parse.CUT_BEFORE). */
-#define CUT_BEFORE 16
+/* contentseen.parse: lexbor's lxb_html_parse_chunk_process fed ``data`` a chunk at a time
+   (chunk_end); after each chunk, the length of the tree builder's stack of open elements, the
+   weight of its list of formatting elements (list_weight) and the thread's CPU time since the
+   first call are held against their bounds. The functions are lexbor's, their addresses given
+   once (parse_bind). */
+static struct {
+    unsigned int (*process)(void *, const uint8_t *, size_t);
+    void *(*first_attribute)(void *);
+    void *(*next_attribute)(void *);
+    size_t (*length)(void *);
+    void *(*get)(void *, size_t);
+    void *marker; /* the list's markers */
+} lxp;
+static int lxp_bound = 0;
 
-/* The lexbor_array_t at ``array`` (contentseen.parse's offsets: list, size, length). */
-static inline void **array_items(uintptr_t array) { return *(void ***)array; }
-static inline size_t array_length(uintptr_t array) { return *(volatile size_t *)(array + 16); }
+static PyObject *parse_bind(PyObject *self, PyObject *args) {
+    unsigned long long a[6];
+    if (!PyArg_ParseTuple(args, "KKKKKK", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]))
+        return NULL;
+    for (int i = 0; i < 6; i++)
+        if (!a[i]) {
+            PyErr_SetString(PyExc_ValueError, "a lexbor function's address is 0");
+            return NULL;
+        }
+    lxp.process = (unsigned int (*)(void *, const uint8_t *, size_t))(uintptr_t)a[0];
+    lxp.first_attribute = (void *(*)(void *))(uintptr_t)a[1];
+    lxp.next_attribute = (void *(*)(void *))(uintptr_t)a[2];
+    lxp.length = (size_t(*)(void *))(uintptr_t)a[3];
+    lxp.get = (void *(*)(void *, size_t))(uintptr_t)a[4];
+    lxp.marker = (void *)(uintptr_t)a[5];
+    lxp_bound = 1;
+    Py_RETURN_NONE;
+}
 
 static inline int64_t thread_ns(void) {
+#ifdef CLOCK_THREAD_CPUTIME_ID
     struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0)
+        return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+#endif
+    return (int64_t)((double)clock() * (1e9 / CLOCKS_PER_SEC)); /* the process's CPU time */
+}
+
+/* contentseen.parse._chunk_end: where the chunk from ``at`` ends, and whether a tag is open there. */
+static Py_ssize_t chunk_end(const uint8_t *b, Py_ssize_t len, Py_ssize_t at, Py_ssize_t chunk, Py_ssize_t cut,
+                            int *inside) {
+    Py_ssize_t end = len - at <= chunk ? len : at + chunk;
+    if (*inside) {
+        const uint8_t *close = memchr(b + at, '>', (size_t)(end - at));
+        if (close) {
+            *inside = 0;
+            return close - b + 1;
+        }
+    }
+    for (Py_ssize_t j = end - 1; end < len && j > at && j >= end - cut; j--)
+        if (b[j] == '<') {
+            end = j;
+            break;
+        }
+    for (Py_ssize_t j = end - 1; j >= at; j--)
+        if (b[j] == '<' || b[j] == '>') {
+            *inside = b[j] == '<';
+            break;
+        }
+    return end;
 }
 
 /* contentseen.parse._Lexbor.listed: an entry each, and each attribute of an entry's element (a
    marker has none), counted until past ``cap``. */
-static int64_t list_weight(uintptr_t array, void *marker, lxb_attribute_fn first, lxb_attribute_fn next, int64_t cap) {
-    void **items = array_items(array);
+static int64_t list_weight(void *list, int64_t cap) {
     int64_t weight = 0;
-    for (size_t i = 0, n = array_length(array); i < n && weight <= cap; i++) {
+    for (size_t i = 0, n = lxp.length(list); i < n && weight <= cap; i++) {
+        void *entry = lxp.get(list, i);
         weight++;
-        for (void *a = items[i] == marker ? NULL : first(items[i]); a && weight <= cap; a = next(a))
+        for (void *a = entry == lxp.marker ? NULL : lxp.first_attribute(entry); a && weight <= cap;
+             a = lxp.next_attribute(a))
             weight++;
     }
     return weight;
 }
 
 static PyObject *parse_chunks(PyObject *self, PyObject *args) {
-    unsigned long long process, first, next, marker, parser, opened, listed;
+    unsigned long long parser, opened, listed;
     Py_buffer data;
-    Py_ssize_t chunk, most, most_listed;
+    Py_ssize_t chunk, cut, most, most_listed;
     long long budget;
-    if (!PyArg_ParseTuple(args, "KKKKKy*nKKnnL", &process, &first, &next, &marker, &parser, &data, &chunk, &opened,
-                          &listed, &most, &most_listed, &budget))
+    if (!PyArg_ParseTuple(args, "Ky*nnKKnnL", &parser, &data, &chunk, &cut, &opened, &listed, &most, &most_listed,
+                          &budget))
         return NULL;
-    if (!process || !first || !next || !marker || !parser || !opened || !listed || chunk < 1) {
+    if (!lxp_bound || !parser || !opened || !listed || chunk < 1) {
         PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_ValueError, "parse_chunks: an address is 0, or the chunk empty");
+        PyErr_SetString(PyExc_ValueError, "parse_chunks: not bound (parse_bind), an address is 0, or the chunk empty");
         return NULL;
     }
-    lxb_chunk_fn fn = (lxb_chunk_fn)(uintptr_t)process;
     const uint8_t *bytes = data.buf;
-    int result = 0;
-    Py_BEGIN_ALLOW_THREADS /* lexbor's work alone: the store's thread goes on meanwhile */
+    void *open_elements = (void *)(uintptr_t)opened, *list = (void *)(uintptr_t)listed;
+    int result = 0, inside = 0;
+    Py_BEGIN_ALLOW_THREADS /* lexbor's work alone (the bytes held by the buffer): the store's thread goes on */
     int64_t began = thread_ns(); /* (no Python between the calls: the time since is lexbor's) */
     for (Py_ssize_t at = 0, end; at < data.len; at = end) {
-        end = data.len - at <= chunk ? data.len : at + chunk;
-        for (Py_ssize_t j = end - 1; end < data.len && j > at && j >= end - CUT_BEFORE; j--)
-            if (bytes[j] == '<') {
-                end = j;
-                break;
-            }
-        if (fn((void *)(uintptr_t)parser, bytes + at, (size_t)(end - at))) {
+        end = chunk_end(bytes, data.len, at, chunk, cut, &inside);
+        if (lxp.process((void *)(uintptr_t)parser, bytes + at, (size_t)(end - at))) {
             result = 2;
             break;
         }
-        if (array_length(opened) > (size_t)most ||
-            list_weight(listed, (void *)(uintptr_t)marker, (lxb_attribute_fn)(uintptr_t)first,
-                        (lxb_attribute_fn)(uintptr_t)next, most_listed) > most_listed ||
+        if (lxp.length(open_elements) > (size_t)most || list_weight(list, most_listed) > most_listed ||
             thread_ns() - began > budget) {
             result = 1;
             break;
@@ -2571,7 +2611,8 @@ static PyMethodDef methods[] = {
     {"kid_frees", kid_frees, METH_VARARGS, "kid_frees(node, cap, max_kids) -> (frees, loose) or None: the children's weights outside links, capped."},
     {"simhash", simhash, METH_VARARGS, "simhash(table, bits, size, stop, log_weights, mode, quantum, min_total, parts) -> (fingerprint or None, total): see above."},
     {"line_keys", line_keys, METH_VARARGS, "line_keys(text, min_chars) -> (keys, others): templates._keys's lines, keyed."},
-    {"parse_chunks", parse_chunks, METH_VARARGS, "parse_chunks(process, first_attribute, next_attribute, marker, parser, data, chunk, opened, listed, most, most_listed, budget_ns) -> 0, 1 (stopped) or 2 (lexbor failed): see contentseen.parse."},
+    {"parse_bind", parse_bind, METH_VARARGS, "parse_bind(process, first_attribute, next_attribute, array_length, array_get, marker): the addresses of lexbor's functions parse_chunks calls, and of the list's marker."},
+    {"parse_chunks", parse_chunks, METH_VARARGS, "parse_chunks(parser, data, chunk, cut, open_elements, list, most, most_listed, budget_ns) -> 0, 1 (stopped) or 2 (lexbor failed): see contentseen.parse."},
     {"hash64", hash64, METH_VARARGS, "hash64(data: bytes) -> int: XXH64 with seed 0."},
     {NULL, NULL, 0, NULL},
 };
@@ -2602,7 +2643,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     }
     PyObject *m = PyModule_Create(&module);
     /* contentseen._native.API: the Python side uses this module only when they agree. */
-    if (m && PyModule_AddIntConstant(m, "API", 19) < 0) {
+    if (m && PyModule_AddIntConstant(m, "API", 20) < 0) {
         Py_DECREF(m);
         return NULL;
     }

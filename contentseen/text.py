@@ -49,7 +49,8 @@ reader sees, menus included); the content text depends on the mode:
      the block's weight (see ``fingerprints``).
 
 Cost is bounded and linear in the page: a page whose markup lexbor's tree builder would read in
-quadratic time is read by a linear tag-stripping scan instead of a parse (``markup``); the
+quadratic time is read by a linear tag-stripping scan instead of a parse (``markup`` tells them
+before the parse, ``parse`` stops the parse of those it did not tell); the
 narrowing takes at most ``MAX_STEPS`` steps and stops at a block of more than ``MAX_KIDS``
 children; only the first ``MAX_HTML_CHARS`` characters of a page are read.
 """
@@ -112,7 +113,8 @@ def read_html(body: bytes, content_type: str | None = None) -> tuple[str, str]:
 @dataclass(frozen=True)
 class PageText:
     """What a page shows: its ``content`` (the fingerprinted text) and its ``whole`` visible
-    text; ``flat`` when the markup was too deep to parse and both are the tag-stripped text;
+    text; ``flat`` when the markup was not parsed (``markup``, ``parse``: it would have cost the
+    tree builder time quadratic in the page) and both are the tag-stripped text;
     ``sliver`` when the content block holds little of the page's text (then the content
     fingerprint counts the whole text too); ``share``: the content's non-blank characters over
     the whole text's; ``narrowed`` when the content block was found by weighing the body's
@@ -301,6 +303,7 @@ class Extractor:
                 continue
             i = max(range(len(kids)), key=candidates.__getitem__)
             if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and any(
+                    # (the tags first: an element's attributes are read only beside one of its tag)
                     j != i and sizes[j] and k.tag == kids[i].tag and kind(k) == kind(kids[i]) for j, k in enumerate(kids))):
                 break
             if self.titled_sections and node is not body and any(
