@@ -26,6 +26,15 @@ lexbor = parse._LEXBOR
 needs_lexbor = pytest.mark.skipif(lexbor is None, reason="this selectolax does not export lexbor's parser functions")
 
 
+@pytest.fixture(params=["C", "Python"])
+def way(request):
+    """The chunks fed by the C loop, or from Python (as without the C speedups)."""
+    if request.param == "C" and parse._speedups is None:
+        pytest.skip("the C speedups are not built")
+    with left_out() if request.param == "Python" else contextlib.nullcontext():
+        yield request.param
+
+
 def test_this_selectolax_is_watched():
     # The selectolax installed here (and in CI) exports the functions and is laid out as its
     # lexbor.pxd has it: the parse must not silently go unwatched.
@@ -86,32 +95,20 @@ def test_the_tree_in_chunks_fed_from_python(pieces, chunk):
 
 
 @needs_lexbor
-@pytest.mark.parametrize("way", ["C", "Python"])
 def test_a_tag_across_chunks_is_checked_as_it_ends(way):
     # A <b> of 2,000 attributes (14 KB, under the walk's reckoning) ending just past a chunk's
     # start weighed the list 2,001 at once, and the rest of that chunk reopened it 800 times before
     # its check (0.16 s, 238 MB): the chunk after one that ends in a tag ends with the tag.
-    if way == "C" and parse._speedups is None:
-        pytest.skip("the C speedups are not built")
     tag = b"<b " + b" ".join(b"a%d" % i for i in range(2000)) + b">"
-    with left_out() if way == "Python" else contextlib.nullcontext():
-        for pad in range(0, parse.CHUNK, 512):
-            raw = b"<body><p>" + b"x" * pad + tag + b"<p>x" * 1000
-            began = time.process_time()
-            assert lexbor.parse(raw, 1 << 62) is None
-            assert time.process_time() - began < 0.05, pad
+    for pad in range(0, parse.CHUNK, 512):
+        raw = b"<body><p>" + b"x" * pad + tag + b"<p>x" * 1000
+        began = time.process_time()
+        assert lexbor.parse(raw, 1 << 62) is None
+        assert time.process_time() - began < 0.05, pad
 
 
 @needs_lexbor
-@pytest.mark.parametrize("way", ["C", "Python"])
 def test_each_bound_stops_the_parse(way):
-    if way == "C" and parse._speedups is None:
-        pytest.skip("the C speedups are not built")
-    with left_out() if way == "Python" else contextlib.nullcontext():
-        _each_bound_stops_the_parse()
-
-
-def _each_bound_stops_the_parse() -> None:
     pad = b" " * parse.CHUNK  # the checks come after each chunk
     deep = b"<body>" + b"<div>" * (markup.MAX_DEPTH - 2) + pad
     assert lexbor.parse(deep, 1 << 62) is not None  # html, body and 510 divs: 512
@@ -152,13 +149,9 @@ def test_a_parser_grown_by_a_large_page_is_not_kept():
 
 
 @needs_lexbor
-@pytest.mark.parametrize("way", ["C", "Python"])
 def test_a_markup_declaration_at_a_chunks_end_is_read_whole(way):
     # lexbor read "<![CDATA[hello]]>" cut after "<![" or "<![CD" as a comment of
     # "[CDATACDATA[hello]]": a chunk ends before a "<" among its last 16 bytes.
-    if way == "C" and parse._speedups is None:
-        pytest.skip("the C speedups are not built")
-    with left_out() if way == "Python" else contextlib.nullcontext():
-        for k in range(1, 18):
-            raw = b"x" * (parse.CHUNK - k) + b"<![CDATA[hello]]>z<!-- and -->" + b"<!DOCTYPE x>" * 2
-            assert lexbor.parse(raw, 1 << 62, [] if way == "Python" else None).html == LexborHTMLParser(raw).html, k
+    for k in range(1, 18):
+        raw = b"x" * (parse.CHUNK - k) + b"<![CDATA[hello]]>z<!-- and -->" + b"<!DOCTYPE x>" * 2
+        assert _same(lexbor.parse(raw, 1 << 62), LexborHTMLParser(raw)), k
