@@ -197,7 +197,8 @@ class PageFingerprints:
     """A page's fingerprints (None: no visible text), with what they were made from: content
     words, characters of content text, whether they are exact hashes (a short page), and whether
     the content block was a sliver of the page (its whole text counted in the content), and the
-    content's share of the page's visible text."""
+    content's share of the page's visible text; ``flat``: its markup was read flat, not parsed
+    (``text.PageText.flat``)."""
 
     fingerprint: int | None
     word_count: int
@@ -209,6 +210,7 @@ class PageFingerprints:
     # a sliver page's content fingerprint of its block alone, as a page that is none would have
     # it (``ALONE_SHARE``): looked up, never stored
     alone: int | None = None
+    flat: bool = False
 
     def hex(self, bits: int) -> str | None:
         """The content fingerprint as fixed-width hex, or None."""
@@ -445,13 +447,14 @@ class PageFingerprinter:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
-                                    sliver=texts.sliver, share=texts.share, alone=alone)
+                                    sliver=texts.sliver, share=texts.share, alone=alone, flat=texts.flat)
         whole = " ".join(texts.whole.split())
         if not whole:
-            return PageFingerprints(None, 0, 0)
+            return PageFingerprints(None, 0, 0, flat=texts.flat)
         exact = xxhash.xxh3_128_intdigest(whole.encode("utf-8", "replace"))
         bits = self.scheme.bits
-        return PageFingerprints(exact >> (128 - bits), n, len(whole), exact & (2**PAGE_BITS - 1), exact=True)
+        return PageFingerprints(exact >> (128 - bits), n, len(whole), exact & (2**PAGE_BITS - 1), exact=True,
+                                flat=texts.flat)
 
     def _tokens(self, text: str) -> Mapping[bytes, int] | HashedTokens:
         """The tokens of ``text``: hashed by the C scan for the default words over hashed

@@ -329,7 +329,7 @@ class ContentSeenMiddleware:
         if page is not None and page.fingerprint is not None:
             request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "page_fingerprint": f"{page.page:016x}",
                                            "text_chars": page.text_chars, "exact": page.exact,
-                                           "sliver": page.sliver}
+                                           "sliver": page.sliver, "flat": page.flat}
             if inflight is not None:
                 request.meta["contentseen"]["inflight"] = inflight
         outcome = decision.outcome
@@ -345,6 +345,8 @@ class ContentSeenMiddleware:
             self.stats.inc_value("contentseen/checked/exact")
         elif page is not None and page.sliver:
             self.stats.inc_value("contentseen/checked/sliver")
+        if page is not None and page.flat:
+            self.stats.inc_value("contentseen/checked/flat")
         if outcome == "store_error":
             return self._store_failed(decision, response)
         if outcome == "kept":

@@ -261,6 +261,10 @@ def test_6_a_50000_deep_page_does_not_stall_the_crawl_and_is_kept(deep, run):
     items = {path_of(u) for u in c.item_urls()}
     assert hs.DEEP_PATH in items
     assert set(hs.STRESS) <= items, sorted(set(hs.STRESS) - items)
+    # each read flat, and said so: none of them parsed (the reopened copies' page by the watched parse)
+    flat = {path_of(i["url"]) for i in c.items if i.get("flat")}
+    assert set(hs.STRESS) <= flat, sorted(set(hs.STRESS) - flat)
+    assert stat(c, "checked/flat") == len(flat), c.stats
     for p in A_PAGES:
         assert p in deep.requests, f"{p} was not fetched"
     assert items | {path_of(d.url) for d in c.drops} >= set(A_PAGES)

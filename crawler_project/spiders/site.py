@@ -59,6 +59,7 @@ class SiteSpider(scrapy.Spider):
             text_chars=seen.get("text_chars", len(response.text)),
             exact=seen.get("exact", False),
             sliver=seen.get("sliver", False),
+            flat=seen.get("flat", False),
         )
         if not is_html:
             return
