@@ -1921,11 +1921,12 @@ static Py_ssize_t chunk_end(const uint8_t *b, Py_ssize_t len, Py_ssize_t at, Py_
             return close - b + 1;
         }
     }
-    for (Py_ssize_t j = end - 1; end < len && j > at && j >= end - cut; j--)
-        if (b[j] == '<') {
-            end = j;
-            break;
-        }
+    if (end < len) { /* before the first '<' among the last ``cut`` bytes */
+        Py_ssize_t from = end - cut > at + 1 ? end - cut : at + 1;
+        const uint8_t *lt = from < end ? memchr(b + from, '<', (size_t)(end - from)) : NULL;
+        if (lt)
+            end = lt - b;
+    }
     for (Py_ssize_t j = end - 1; j >= at; j--)
         if (b[j] == '<' || b[j] == '>') {
             *inside = b[j] == '<';

@@ -57,15 +57,16 @@ _KEPT_AFTER = 1 << 20  # a thread's parser is made again after a page larger
 def _chunk_end(data: bytes, at: int, inside: bool) -> tuple[int, bool]:
     """Where the chunk of ``data`` from ``at`` ends, and whether a tag is open there (``inside``:
     one was at ``at``): right after the ``>`` that closes a tag left open, else after ``CHUNK``
-    bytes, before a ``<`` among the last ``CUT_BEFORE`` of them (as ``_speedups.c``'s chunk_end)."""
+    bytes, before the first ``<`` among the last ``CUT_BEFORE`` of them (as ``_speedups.c``'s
+    chunk_end)."""
     size = len(data)
     end = size if size - at <= CHUNK else at + CHUNK
     if inside:
         close = data.find(b">", at, end)
         if close >= 0:
             return close + 1, False
-    if end < size:
-        cut = data.rfind(b"<", max(at + 1, end - CUT_BEFORE), end)
+    if end < size:  # (the first: "<![<b>" cut after "<![" lost its "[" too)
+        cut = data.find(b"<", max(at + 1, end - CUT_BEFORE), end)
         end = cut if cut > 0 else end
     opening, closing = data.rfind(b"<", at, end), data.rfind(b">", at, end)
     return end, opening > closing if opening >= 0 or closing >= 0 else inside

@@ -68,7 +68,7 @@ from w3lib.encoding import html_to_unicode
 
 from .markup import INVISIBLE_NAMES, flat_text, marked_query, named, prepared
 from .parse import parsed
-from .weights import HEADINGS, MAX_KIDS, elements, in_copy, kid_frees, nonblank, weigher
+from .weights import HEADINGS, MAX_KIDS, elements, in_copy, kid_frees, nonblank, table_frees, tree_table, weigher
 
 
 Extract = Literal["main", "body"]
@@ -329,8 +329,8 @@ class Extractor:
         if body is None or not in_copy(main, body):  # inside a link: not in a copy without links
             return
         longest, in_bytes = self.main_edge_most, self.weigh_bytes
-        node = main
-        for _ in range(MAX_STEPS):
+        node, table = main, None
+        for step in range(MAX_STEPS):
             kids = elements(node)
             if not kids or len(kids) > MAX_KIDS:
                 return
@@ -340,7 +340,13 @@ class Extractor:
                 # neither does anything below it, and the walk ends there without an edge)
                 node = kids[0]
                 continue
-            frees, loose = kid_frees(node, kids, 3 * longest, in_bytes)
+            # Past a few levels, every element below the main is weighed once, in full: weighed
+            # capped at each level, the text the one holding it all held was read again at each
+            # (63 levels of two elements, one empty: 0.5 s at 1 MB).
+            if table is None and step >= _CAPPED_STEPS:
+                table = tree_table(main, in_bytes)
+            frees, loose = (kid_frees(node, kids, 3 * longest, in_bytes) if table is None
+                            else table_frees(table, node, kids, 3 * longest))
             holders = [j for j, f in enumerate(frees) if f]
             if not holders and not loose:
                 return
@@ -367,7 +373,8 @@ class Extractor:
             edges, within = edges_of(frees, loose)
             if not within and max(frees + [loose]) > 3 * longest:
                 # a weight was capped: the edges' total against the exact weight
-                edges, within = edges_of(*kid_frees(node, kids, 1 << 62, in_bytes))
+                edges, within = edges_of(*(kid_frees(node, kids, 1 << 62, in_bytes) if table is None
+                                           else table_frees(table, node, kids, 1 << 62)))
             for j in edges if within else ():
                 kids[j].decompose()
             return
@@ -462,6 +469,9 @@ def _first_holding(node, kids: list, inner) -> int:
     while inner is not None and inner.mem_id not in at and inner.mem_id != node.mem_id:
         inner = inner.parent
     return at.get(inner.mem_id, -1) if inner is not None else -1
+
+
+_CAPPED_STEPS = 4  # levels of a main weighed capped (``kid_frees``) before it is weighed in full
 
 
 def _only_element_holds_all(node) -> bool:

@@ -153,6 +153,22 @@ def kid_frees(node, kids: list, cap: int, in_bytes: bool) -> tuple[list[int], in
     return frees, min(loose, cap + 1)
 
 
+def table_frees(weights: TreeWeights, node, kids: list, cap: int) -> tuple[list[int], int]:
+    """``kid_frees`` read from ``weights`` (every element below weighed in one walk, uncapped): the
+    same figures."""
+    frees = weights.frees(node, kids)
+    loose = weights.of(node)[0] - sum(frees)
+    return [min(f, cap + 1) for f in frees], min(loose, cap + 1)
+
+
+def tree_table(node, in_bytes: bool) -> TreeWeights | None:
+    """Every element below ``node`` weighed in one C walk (``TreeWeights``), where the C speedups
+    can (else None)."""
+    if in_bytes and _LEXBOR_BOUND and _speedups is not None:
+        return TreeWeights(_speedups.tree_weights(node.mem_id))
+    return None
+
+
 def _free(node, in_bytes: bool) -> int:
     """``node``'s weight outside the ``a[href]`` elements below it (it is none)."""
     if node.tag == "-comment" or node.tag is None:

@@ -331,6 +331,21 @@ def test_kid_frees_are_pythons_on_any_markup(parts, cap):
 
 
 @needs_build
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60),
+       st.sampled_from([0, 3, 12, 1 << 62]))
+def test_kid_frees_read_from_the_tree_weights_are_the_same(parts, cap):
+    # (a marked main's levels past the first few are weighed from one walk: text.Extractor)
+    tree = LexborHTMLParser("<body><main>" + "".join(parts))
+    main = tree.css_first("main")
+    table = weights.tree_table(main, True)
+    for node in [main, *main.css("div, p, section, td, h2, span, b")]:
+        kids = weights.elements(node)
+        if len(kids) <= weights.MAX_KIDS and weights.in_copy(node, main):  # (as the main's levels are: outside links)
+            assert weights.table_frees(table, node, kids, cap) == weights.kid_frees(node, kids, cap, True)
+
+
+@needs_build
 def test_tree_weights_are_the_copys_on_real_pages():
     assert weights._LEXBOR_BOUND
     for body in list(pydoc_pages(60).values())[:40]:
