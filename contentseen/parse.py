@@ -126,15 +126,7 @@ class _Lexbor:
         ``watch``: given, each check's (open elements, the list's weight) appended (and the
         chunks fed from Python)."""
         parser, opened, listed = self.parser()
-        # A new document, into which the page is parsed. (Its own parse makes a parser it does not
-        # use again; lexbor sets a document's mode where a page is in quirks mode and leaves it
-        # where it is not, so the document must be in no-quirks mode, as a new one is.)
-        tree = LexborHTMLParser(b"<!DOCTYPE html>")
-        document = tree.root.parent.mem_id  # (the document node is the document)
-        self.clean(document)
-        self.reset(parser)
-        if self.prepare(parser, document) != 0:
-            raise MemoryError("lexbor could not begin a parse")
+        tree, _ = self.begin(parser)
         try:
             if _speedups is not None and watch is None:
                 stopped = _speedups.parse_chunks(parser, data, CHUNK, CUT_BEFORE, opened, listed, MAX_DEPTH, MAX_LISTED,
@@ -149,6 +141,19 @@ class _Lexbor:
         if stopped == 2:
             raise MemoryError("lexbor could not parse a chunk")
         return None if stopped else tree
+
+    def begin(self, parser: int) -> tuple[LexborHTMLParser, int]:
+        """A new document, and its address, into which ``parser`` is made ready to parse a page.
+        (Its own parse makes a parser it does not use again; lexbor sets a document's mode where a
+        page is in quirks mode and leaves it where it is not, so the document must be in no-quirks
+        mode, as a new one is.)"""
+        tree = LexborHTMLParser(b"<!DOCTYPE html>")
+        document = tree.root.parent.mem_id  # (the document node is the document)
+        self.clean(document)
+        self.reset(parser)
+        if self.prepare(parser, document) != 0:
+            raise MemoryError("lexbor could not begin a parse")
+        return tree, document
 
     def listed(self, array: int, cap: int) -> int:
         """The weight of the tree builder's list of formatting elements: each entry and each
@@ -216,11 +221,9 @@ def _probe(lexbor: _Lexbor) -> bool:
     be, read before its stack and list are), and the watched parse of ``_PROBE`` reads its stack
     and list as they are and makes the tree the whole parse makes."""
     parser = lexbor.parser()[0]
-    tree = LexborHTMLParser(b"<!DOCTYPE html>")
-    document = tree.root.parent.mem_id
-    lexbor.clean(document)
-    lexbor.reset(parser)
-    if lexbor.prepare(parser, document) != 0:
+    try:
+        _, document = lexbor.begin(parser)
+    except MemoryError:
         return False
     laid_out = ctypes.c_void_p.from_address(lexbor.tree_of(parser) + _TREE_DOCUMENT).value == document
     lexbor.end(parser)

@@ -330,6 +330,11 @@ class Extractor:
             return
         longest, in_bytes = self.main_edge_most, self.weigh_bytes
         node, table = main, None
+
+        def weighed(kids: list, cap: int) -> tuple[list[int], int]:
+            """``kid_frees`` of ``node``, from ``table`` once it is made."""
+            return kid_frees(node, kids, cap, in_bytes) if table is None else table_frees(table, node, kids, cap)
+
         for step in range(MAX_STEPS):
             kids = elements(node)
             if not kids or len(kids) > MAX_KIDS:
@@ -345,8 +350,7 @@ class Extractor:
             # (63 levels of two elements, one empty: 0.5 s at 1 MB).
             if table is None and step >= _CAPPED_STEPS:
                 table = tree_table(main, in_bytes)
-            frees, loose = (kid_frees(node, kids, 3 * longest, in_bytes) if table is None
-                            else table_frees(table, node, kids, 3 * longest))
+            frees, loose = weighed(kids, 3 * longest)
             holders = [j for j, f in enumerate(frees) if f]
             if not holders and not loose:
                 return
@@ -373,8 +377,7 @@ class Extractor:
             edges, within = edges_of(frees, loose)
             if not within and max(frees + [loose]) > 3 * longest:
                 # a weight was capped: the edges' total against the exact weight
-                edges, within = edges_of(*(kid_frees(node, kids, 1 << 62, in_bytes) if table is None
-                                           else table_frees(table, node, kids, 1 << 62)))
+                edges, within = edges_of(*weighed(kids, 1 << 62))
             for j in edges if within else ():
                 kids[j].decompose()
             return

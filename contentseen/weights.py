@@ -179,8 +179,9 @@ def _free(node, in_bytes: bool) -> int:
 
 def weigher(tree: LexborHTMLParser, body, in_bytes: bool) -> Weigher | None:
     """The weights of the elements of ``tree``'s ``body`` (None when the tree cannot be copied)."""
-    if in_bytes and _LEXBOR_BOUND and _speedups is not None:
-        return TreeWeights(_speedups.tree_weights(body.mem_id))
+    table = tree_table(body, in_bytes)
+    if table is not None:
+        return table
     copy_tree = linkless_copy(tree)
     if CopyWeights.copy_of(copy_tree, body) is None:
         return None

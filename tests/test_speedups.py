@@ -306,9 +306,13 @@ _FRAGMENTS = ("<a href=x>", "<a name=n>", "</a>", "<h2>", "</h2>", "<h3 class=t>
               "<table><tr><td>", "</td></tr></table>", "&nbsp;", "&amp;", "<br>", "<span>", "</span>")
 
 
+_SOUPS = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60)
+_CAPS = st.sampled_from([0, 3, 12, 1 << 62])
+
+
 @needs_build
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60))
+@given(_SOUPS)
 def test_tree_weights_are_the_copys_on_any_markup(parts):
     tree, copy, table, copies = _both_weights("<body>" + "".join(parts))
     assert weights._same_weights(table, copies, tree.body)
@@ -316,8 +320,7 @@ def test_tree_weights_are_the_copys_on_any_markup(parts):
 
 @needs_build
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60),
-       st.sampled_from([0, 3, 12, 1 << 62]))
+@given(_SOUPS, _CAPS)
 def test_kid_frees_are_pythons_on_any_markup(parts, cap):
     tree = LexborHTMLParser("<body>" + "".join(parts))
     for node in [tree.body, *tree.body.css("div, p, section, td, h2")]:
@@ -332,8 +335,7 @@ def test_kid_frees_are_pythons_on_any_markup(parts, cap):
 
 @needs_build
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=_ALPHABET, max_size=12)), max_size=60),
-       st.sampled_from([0, 3, 12, 1 << 62]))
+@given(_SOUPS, _CAPS)
 def test_kid_frees_read_from_the_tree_weights_are_the_same(parts, cap):
     # (a marked main's levels past the first few are weighed from one walk: text.Extractor)
     tree = LexborHTMLParser("<body><main>" + "".join(parts))
