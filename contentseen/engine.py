@@ -133,10 +133,9 @@ class Engine:
         header, ``<meta>``), else as UTF-8 -- never by a guess from its bytes, which can differ
         between a page and its copy (Scrapy's ``response.text`` guessed mac-latin2 for a
         Latin-1 page and cp1250 for its copy with other whitespace)."""
-        decoded = decode_html(body, content_type)
         if ctype in TEXT_TYPES:
-            return self.pages.of_text(decoded), None
-        texts = self.pages.extractor.texts(decoded)
+            return self.pages.of_text(decode_html(body, content_type)), None
+        texts = self.pages.html_texts(body, content_type)
         page = self.pages.of_texts(texts)
         if self.templates is None or page.fingerprint is None:
             return page, None

@@ -22,6 +22,7 @@ walls), never another near-empty page.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import math
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -36,7 +37,7 @@ from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
 from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix64, table_digest
 from .simhash import MAX_K, QUANTUM, SimHasher
-from .text import EXTRACT_MODES, Extract, Extractor, PageText, decode_html
+from .text import EXTRACT_MODES, Extract, Extractor, PageText, html_and_utf8
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, stopword_bytes,
                      token_counts, tokenize, word_counts)
 
@@ -329,6 +330,8 @@ class PageFingerprinter:
         self.scheme = scheme
         self.stopwords = stopwords
         self.extractor = scheme.extractor or Extractor(scheme.extract)
+        # (an extraction stage of a subclass may override ``texts`` without ``utf8``)
+        self._takes_utf8 = "utf8" in inspect.signature(self.extractor.texts).parameters
         self.words = scheme.word_stage
         self.weigher = scheme.weigher
         self.fingerprinter = SimHasher(features, table)
@@ -493,6 +496,12 @@ class PageFingerprinter:
         """Fingerprints of a decoded HTML document."""
         return self.of_texts(self.extractor.texts(html))
 
+    def html_texts(self, body: bytes, content_type: str | None = None) -> PageText:
+        """The extracted texts of an HTML body as downloaded (``text.decode_html``), its UTF-8
+        handed on as it is where the extraction stage takes it."""
+        html, utf8 = html_and_utf8(body, content_type)
+        return self.extractor.texts(html, utf8) if self._takes_utf8 and utf8 is not None else self.extractor.texts(html)
+
     def of_html_bytes(self, body: bytes, content_type: str | None = None) -> PageFingerprints:
         """Fingerprints of an HTML body as downloaded."""
-        return self.of_html(decode_html(body, content_type))
+        return self.of_texts(self.html_texts(body, content_type))

@@ -159,7 +159,7 @@ class Prepared(NamedTuple):
     marks: int | None  # of the marked names and attributes of its start tags (``marked_query``)
 
 
-def prepared(html: str, close: bool = True) -> Prepared:
+def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepared:
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
     ``html`` holds lone surrogates, which it drops), whether the tree builder would read it in
@@ -168,12 +168,16 @@ def prepared(html: str, close: bool = True) -> Prepared:
     attributes its start tags hold (``_tag_model``; None when it was not walked). One scan of the
     tags (``_tag_scan``) counts them and finds the names: a self-closed element is looked for
     only at tags of such a name, so a page without one costs nothing more; a page of at most
-    ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly.
+    ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly. ``utf8``:
+    ``html`` as UTF-8, when the caller has it (not encoded again).
     """
-    try:
-        raw = utf8 = html.encode("utf-8")
-    except UnicodeEncodeError:
-        raw, utf8 = html.encode("utf-8", "replace"), None
+    if utf8 is not None:
+        raw = utf8
+    else:
+        try:
+            raw = utf8 = html.encode("utf-8")
+        except UnicodeEncodeError:
+            raw, utf8 = html.encode("utf-8", "replace"), None
     tags, starts, names = _tag_scan(raw)
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
         if close and "/>" in html:

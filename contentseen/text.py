@@ -57,6 +57,7 @@ children; only the first ``MAX_HTML_CHARS`` characters of a page are read.
 
 from __future__ import annotations
 
+import codecs
 import html as htmllib
 import math
 from collections import Counter
@@ -101,13 +102,29 @@ def decode_html(body: bytes, content_type: str | None = None) -> str:
 
 def read_html(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """The encoding ``decode_html`` reads ``body`` in (a Python codec name), and the text."""
+    encoding, text, _ = _read(body, content_type)
+    return encoding, text
+
+
+def html_and_utf8(body: bytes, content_type: str | None = None) -> tuple[str, bytes | None]:
+    """``decode_html``'s text, and ``body`` itself where it is that text's UTF-8 (a page served
+    in UTF-8, most pages): lexbor parses UTF-8, and a page's text need not be encoded again
+    (0.09 ms of a 93 KiB page of the Python documentation); else None."""
+    return _read(body, content_type)[1:]
+
+
+def _read(body: bytes, content_type: str | None) -> tuple[str, str, bytes | None]:
     encoding, text = html_to_unicode(content_type, body)
-    if encoding not in _UNICODE_ENCODINGS and not body.isascii():
+    # (w3lib names its default "utf8": the same codec, its text decoded already)
+    unicode = encoding in _UNICODE_ENCODINGS or encoding == "utf8"
+    if not unicode and not body.isascii():
         try:
-            return "utf-8", body.decode("utf-8")
+            return "utf-8", body.decode("utf-8"), body
         except UnicodeDecodeError:
             pass
-    return encoding, text
+    # Read as UTF-8 without a byte-order mark (w3lib leaves it out) or a byte replaced: the body.
+    same = encoding in ("utf-8", "utf8") and not body.startswith(codecs.BOM_UTF8) and "\ufffd" not in text
+    return encoding, text, body if same else None
 
 
 @dataclass(frozen=True)
@@ -196,9 +213,10 @@ class Extractor:
     # page, was no edge, and became its content.)
     edge_peel: bool = True
 
-    def texts(self, html: str) -> PageText:
-        """The content and whole visible text of ``html``; tolerant of broken markup."""
-        page = prepared(html[:MAX_HTML_CHARS])
+    def texts(self, html: str, utf8: bytes | None = None) -> PageText:
+        """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
+        ``html`` as UTF-8, when the caller has it (``html_and_utf8``)."""
+        page = prepared(html[:MAX_HTML_CHARS], utf8=utf8 if len(html) <= MAX_HTML_CHARS else None)
         html, names, marks = page.html, page.keys, page.marks
         tree = None if page.flat else parsed(page)
         if tree is None:

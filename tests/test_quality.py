@@ -946,3 +946,27 @@ def test_utf8_pages_served_as_latin1_are_read_as_utf8_and_told_apart():
     # a page that is Latin-1 indeed, or UTF-16, is read as declared
     assert decode_html("café crème".encode("latin-1"), latin1) == "café crème"
     assert decode_html("ab".encode("utf-16-le"), "text/html; charset=utf-16le") == "ab"
+
+
+def test_a_page_served_in_utf8_is_parsed_from_its_own_bytes_with_the_same_fingerprints():
+    # lexbor parses UTF-8: a body that is its text's UTF-8 is handed on, not encoded again
+    from contentseen.fingerprints import Scheme
+    from contentseen.text import decode_html, html_and_utf8
+
+    pf = Scheme().build()
+    page = "<html><body><p>Grüße aus Köln, ünd wörds enough to judge {}</p></body></html>"
+    utf8, latin1 = "text/html; charset=utf-8", "text/html; charset=iso-8859-1"
+    cases = [
+        (page.format("declared").encode(), utf8, True),
+        (page.format("undeclared").encode(), None, True),
+        (page.format("mislabelled").encode(), latin1, True),  # read as UTF-8 (v10)
+        (page.format("latin-1").encode("latin-1"), latin1, False),
+        (b"\xef\xbb\xbf" + page.format("bom").encode(), utf8, False),  # w3lib leaves the mark out
+        (page.format("broken").encode() + b"\xff", utf8, False),  # a byte replaced
+        (page.format("\ufffd").encode(), utf8, False),  # (told from a replaced byte by nothing cheap)
+    ]
+    for body, ctype, handed in cases:
+        html, raw = html_and_utf8(body, ctype)
+        assert html == decode_html(body, ctype)
+        assert (raw is body) == handed and (raw is None or raw == html.encode("utf-8"))
+        assert pf.of_html_bytes(body, ctype) == pf.of_html(html)
