@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Literal
 from urllib.parse import urlsplit
 
-from .fingerprints import PageFingerprints, PageFingerprinter
+from .fingerprints import PAGE_BITS, SHARED_PAGE_DISTANCE, PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, Query, StoreError
-from .templates import HostTemplates, page_lines, without
+from .templates import HostTemplates, content_lines, whole_lines, without
 from .text import PageText, decode_html
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -87,10 +87,10 @@ class Engine:
         # A third-party store written before per-page page distances applies its own to all.
         self._page_limits = store is not None and _takes_page_distance(store.check_and_add)
 
-    def _limit(self, page: PageFingerprints) -> dict:
-        """The page's own page distance (``Scheme.page_limit``), for a store that takes one,
-        when it is below the store's."""
-        limit = self.pages.scheme.page_limit(page)
+    def _limit(self, page: PageFingerprints, most: int = PAGE_BITS) -> dict:
+        """The page's own page distance (``Scheme.page_limit``, at ``most``), for a store that
+        takes one, when it is below the store's."""
+        limit = min(self.pages.scheme.page_limit(page), most)
         return {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
 
     def check(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Match | None:
@@ -101,9 +101,17 @@ class Engine:
         then the second look, whose match on another host is the answer, with the lines left
         out (``Match.template_lines``). (A host's template is what it adds to another's pages:
         two pages of one host both show it, and are compared as they are; without it, two pages
-        of a site that differ in little but their own menus and sidebars would look alike.) In
+        of a site that differ in little but their own menus and sidebars would look alike.) A
+        page whose content block its host shows on other pages too (``PageFingerprints.shared``)
+        is looked up as it is first: a match on another host (its mirror's copy) is the answer,
+        else pages of its own host match it within ``SHARED_PAGE_DISTANCE`` of a whole page. In
         the caller's thread."""
         limit = self._limit(page)
+        if page.shared:
+            match = self.store.lookup(page.fingerprint, page=page.page, **limit)
+            if match is not None and _host(match.url) != _host(url):
+                return match
+            limit = self._limit(page, SHARED_PAGE_DISTANCE)
         if second is not None or page.alone is not None:
             match = self.store.lookup(page.fingerprint, page=page.page, **limit)
             if match is None and page.alone is not None:
@@ -119,9 +127,9 @@ class Engine:
 
     def query(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Query | None:
         """The page's ``check`` as one query of the store's ``check_many`` (checks batched), when
-        nothing is looked up before it (no ``second`` look, no block ``alone``) and the store
-        takes a page distance per page; else None (``check`` asks the store)."""
-        if second is not None or page.alone is not None or not self._page_limits:
+        nothing is looked up before it (no ``second`` look, no block ``alone``, not ``shared``)
+        and the store takes a page distance per page; else None (``check`` asks the store)."""
+        if second is not None or page.alone is not None or page.shared or not self._page_limits:
             return None
         return Query(page.fingerprint, url, page.page, self._limit(page).get("page_distance"))
 
@@ -140,7 +148,12 @@ class Engine:
         if self.templates is None or page.fingerprint is None:
             return page, None
         host = _host(url)
-        template = self.templates.learn(host, page_lines(texts))
+        content = content_lines(texts)
+        template = self.templates.learn(host, content | whole_lines(texts))
+        if not (page.exact or page.sliver) and self.templates.shared(host, content):
+            # the block is its host's, not the page's: the whole page decides (a sliver's content
+            # fingerprint counts its whole text already; its block alone is no evidence either)
+            page = replace(page, shared=True)
         if not template or not self.templates.looking(host):
             return page, None
         second = second_look(self.pages, texts, template, page)

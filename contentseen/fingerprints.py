@@ -63,7 +63,9 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 # v11: the marked main content is left without its edge elements, as a narrowed block is.
 # v12: each of the body's edge elements is weighed against its text less the edges found before it
 #      from the same end.
-EXTRACTION_VERSION = 12
+# v13: several <article> elements beside the page's title (none holding it) are narrowed as a page
+#      marking none: the items of a list, not its content.
+EXTRACTION_VERSION = 13
 # A sliver page's whole text against its content block in its content fingerprint. Chosen on the
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short
 # pages beside a 200-link menu within distance 3; 1: 3 false drops on SQLite; 2: none of either).
@@ -94,6 +96,13 @@ CONTENT_BOOST = 2
 # Only the page checked is known (the stores keep no share): 0.5, not 0.4, catches both orders.
 MINOR_SHARE = 0.5
 MINOR_PAGE_RATIO = 0.8
+# The whole-page distance within which a page whose content block its host shows on other pages
+# too is dropped against a page of its own host (``PageFingerprints.shared``, ``Engine.check``):
+# its content fingerprint matches every page of the host showing that block, so the whole page
+# alone tells a copy, within a few bits, from another page around the same block (a shop's
+# product pages beside its delivery panel were 4-14 apart, J 0.42-0.48). Against another host's
+# page (a mirror's copy, whose banner moves its whole page further) the usual limit holds.
+SHARED_PAGE_DISTANCE = 2
 # How a word's count on a page becomes its weight: raw count, 1 + ln(count), or 1; "auto" is
 # "tf" with a corpus vocabulary (the course's scheme, as contentseen-report computes it), else "log".
 WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
@@ -146,7 +155,9 @@ class Scheme:
     def page_limit(self, page: PageFingerprints) -> int:
         """The largest whole-page distance at which ``page`` is dropped as a copy:
         ``page_distance``, or ``MINOR_PAGE_RATIO`` of it when its content holds less than
-        ``MINOR_SHARE`` of its visible text (64, content alone deciding, stays 64)."""
+        ``MINOR_SHARE`` of its visible text (64, content alone deciding, stays 64). (Against a
+        page of its own host, a page whose content block its host shows on other pages too is
+        dropped within ``SHARED_PAGE_DISTANCE`` at most: ``Engine.check``.)"""
         if page.share < MINOR_SHARE and self.page_distance < PAGE_BITS:
             return int(self.page_distance * MINOR_PAGE_RATIO)
         return self.page_distance
@@ -212,6 +223,9 @@ class PageFingerprints:
     # it (``ALONE_SHARE``): looked up, never stored
     alone: int | None = None
     flat: bool = False
+    # its content block is on other pages of its host too (``Engine.fingerprint``): against a page
+    # of its own host no evidence that two pages are one, which the whole page must give alone
+    shared: bool = field(default=False, repr=False)
 
     def hex(self, bits: int) -> str | None:
         """The content fingerprint as fixed-width hex, or None."""

@@ -28,7 +28,7 @@ from scrapy.utils.misc import load_object
 
 from . import _native, blas
 from .delivery import Deliveries, Journal, Pending, discard_all, discard_one, fcntl, journaled_check
-from .engine import REVISITS, Decision, Engine
+from .engine import REVISITS, Decision, Engine, _host
 from .errors import ContentSeenError, one_line, report_startup_error
 from .settings import (
     batch_setting, duration_text, file_name, journal_dir, reset_wanted, scheme_from_settings, seconds_setting,
@@ -329,7 +329,8 @@ class ContentSeenMiddleware:
         if page is not None and page.fingerprint is not None:
             request.meta["contentseen"] = {"fingerprint": page.hex(self.bits), "page_fingerprint": f"{page.page:016x}",
                                            "text_chars": page.text_chars, "exact": page.exact,
-                                           "sliver": page.sliver, "flat": page.flat}
+                                           "sliver": page.sliver, "flat": page.flat,
+                                           "shared": page.shared}
             if inflight is not None:
                 request.meta["contentseen"]["inflight"] = inflight
         outcome = decision.outcome
@@ -347,6 +348,8 @@ class ContentSeenMiddleware:
             self.stats.inc_value("contentseen/checked/sliver")
         if page is not None and page.flat:
             self.stats.inc_value("contentseen/checked/flat")
+        if page is not None and page.shared:
+            self.stats.inc_value("contentseen/checked/shared")
         if outcome == "store_error":
             return self._store_failed(decision, response)
         if outcome == "kept":
@@ -376,6 +379,8 @@ class ContentSeenMiddleware:
         if match.alone:
             self.stats.inc_value("contentseen/dropped/block_alone")
             evidence += "; by its content block alone"
+        if page.shared and _host(match.url) == _host(response.url):
+            evidence += "; its content block on other pages of its host: by the whole page"
         logger.info(
             "ContentSeen: dropped %s: duplicates %s (distance %d, fingerprint %s)%s",
             response.url, match.url, match.distance, page.hex(self.bits), evidence,

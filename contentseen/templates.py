@@ -17,6 +17,13 @@ drop only when both the content and the whole-page fingerprints of the page with
 agree with a stored page. Stored fingerprints never depend on what was learned, so a store's
 entries do not depend on crawl order.
 
+The same counts tell the engine when a page's content block is no page's own: when every line
+at the start and end of its content is on another page of its host too (``shared``: a shop's
+delivery panel, larger than each product's description, taken for the content of every product
+page), its content fingerprint matches every page of the host showing that block, and the engine
+drops it against a page of its own host only when their whole pages agree within a few bits
+(``fingerprints.SHARED_PAGE_DISTANCE``); nothing stored depends on it either.
+
 A second look drops a page only against another host's page; on a crawl of one site, whose own
 menus and footers are its template, it would cost about one more fingerprinting of most pages and
 find nothing. So a host gets second looks once one of its pages matched another host's page
@@ -41,6 +48,7 @@ from .text import PageText, nonblank
 
 MIN_CHARS = 16  # shorter: a label, a heading word, a link's text -- not a notice
 MIN_PAGES = 4
+SHARED_PAGES = 2  # a content block on this many pages of a host is no page's own (``shared``)
 MAX_SHARE = 0.5  # of the whole text's characters: more left out is not "a line added"
 HOSTS = 256
 LINES = 4096
@@ -85,9 +93,17 @@ def page_lines(texts: PageText) -> frozenset[int]:
     (their first and last ``EDGE`` characters, whole lines: where a mirror's banner, notice,
     footer or "last updated" line lands, inside the content or beside it, at a cost that does
     not grow with the page); none for a page too deep to parse."""
-    if texts.flat:
-        return frozenset()
-    return _keys(_edges(texts.content)) | _keys(_edges(texts.whole))
+    return content_lines(texts) | whole_lines(texts)
+
+
+def content_lines(texts: PageText) -> frozenset[int]:
+    """``page_lines``' keys of the content's lines."""
+    return frozenset() if texts.flat else _keys(_edges(texts.content))
+
+
+def whole_lines(texts: PageText) -> frozenset[int]:
+    """``page_lines``' keys of the whole text's lines."""
+    return frozenset() if texts.flat else _keys(_edges(texts.whole))
 
 
 def _edges(text: str) -> str:
@@ -219,6 +235,13 @@ class HostTemplates:
         if len(counts) > self.lines:
             self._forget(counts)
         return frozenset(k for k in lines if counts[k] >= least and hosts_of[k] == 1)
+
+    def shared(self, host: str, lines: frozenset[int]) -> bool:
+        """Whether ``lines`` (a page's ``content_lines``, counted by ``learn``) are all on
+        another page of ``host`` too: a block of text the host shows on many pages (a shop's
+        delivery panel beside each product's description), whichever page it was taken from."""
+        counts = self._counts.get(host)
+        return bool(lines) and counts is not None and all(counts[k] >= SHARED_PAGES for k in lines)
 
     def copies(self, host: str) -> None:
         """Note that a page of ``host`` matched a page of another host: ``host`` serves copies."""

@@ -212,6 +212,11 @@ class Extractor:
     # added at the end of a page whose header was an edge was weighed against less than the
     # page, was no edge, and became its content.)
     edge_peel: bool = True
+    # A page marking no main content but several ``<article>`` elements side by side, its title
+    # (its first ``<h1>`` outside its header and other boilerplate) in none of them, is narrowed
+    # as a page marking none (v13): they are the items of a list, the posts of a tag's archive,
+    # and the largest, one post on many tags, was the content of every archive showing it.
+    titled_articles: bool = True
 
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
@@ -251,8 +256,12 @@ class Extractor:
                 # css() matches the node itself too: a <body hidden> is still the page.
                 if node.mem_id != root.mem_id:
                     boilerplate.append(node)
-        if mains:
-            main = mains[0] if len(mains) == 1 else max(_outermost(mains), key=lambda n: len(n.text(separator=" ")))
+        outer = mains if len(mains) < 2 else _outermost(mains)
+        if len(outer) > 1 and self.titled_articles and all(map(_is_article, outer)) and _titled_beside(
+                root, outer, boilerplate):
+            outer = []
+        if outer:
+            main = outer[0] if len(outer) == 1 else max(outer, key=lambda n: len(n.text(separator=" ")))
             if self.main_edges and self.edge_share > 0:
                 self._drop_main_edges(tree, main)
             content = main.text(separator="\n")
@@ -516,6 +525,29 @@ def _once(read: Callable) -> Callable:
         return done[at]
 
     return once
+
+
+def _is_article(node) -> bool:
+    """Whether a marked main element is an ``<article>`` alone (not also ``[role=main]``)."""
+    return node.tag == "article" and node.attributes.get("role") != "main"
+
+
+def _titled_beside(root, articles: list, boilerplate: list) -> bool:
+    """Whether ``root``'s first ``<h1>`` outside the ``boilerplate`` (a site's name in its header)
+    lies outside every one of ``articles``: the page's title is beside them."""
+    around = {n.mem_id for n in boilerplate}
+    inside = {n.mem_id for n in articles}
+    for h1 in root.css("h1"):
+        up, held = h1, False
+        while up is not None and not held:
+            at = up.mem_id
+            if at in around:
+                break
+            held = at in inside
+            up = up.parent
+        else:
+            return not held
+    return False
 
 
 def _outermost(nodes: list) -> list:

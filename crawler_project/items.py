@@ -13,3 +13,4 @@ class PageItem:
     exact: bool  # fingerprinted by an exact hash of its text (fewer than CONTENTSEEN_MIN_WORDS words)
     sliver: bool = False  # its content block held little of its text: the whole text counted too
     flat: bool = False  # its markup was read flat, not parsed (it would cost the parser quadratic time)
+    shared: bool = False  # its content block is on other pages of its host too: the whole page decides

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
+from ..fingerprints import SHARED_PAGE_DISTANCE, PageFingerprints, PageFingerprinter, Scheme, same_page
 from ..engine import SECOND_LOOK_DISTANCE, second_look
-from ..templates import HostTemplates, page_lines
+from ..templates import HostTemplates, content_lines, whole_lines
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
 from .mirror import LABELS
@@ -149,7 +149,8 @@ def _page(pages: PageFingerprinter, ref: PageRef, truth: bool):
     html = decode_html(data, ref.content_type)  # = of_html_bytes, keeping the text for the truth
     try:
         texts = pages.extractor.texts(html)
-        page, lines = pages.of_texts(texts), page_lines(texts)
+        content = content_lines(texts)
+        page, lines = pages.of_texts(texts), (content | whole_lines(texts), content)
     except Exception:  # as the engine does: the page goes on unchecked (counted)
         page = lines = None
     return page, lines, (html_shingles(html) if truth else None)
@@ -234,23 +235,33 @@ def evaluate(
     errors = short = 0
     none = PageFingerprints(None, 0, 0)
     lines: dict[str, tuple[frozenset[int] | None, frozenset[int] | None]] = {}
+    content: dict[str, tuple[frozenset[int] | None, frozenset[int] | None]] = {}
+    done = []
     for n, out in enumerate(_map(pairset.pairs, scheme, make, jobs), 1):
         if out[0] == "skip":
             skipped.append((out[1], out[2]))
         else:
-            _, key, a, b, jac, lines[key] = out
-            errors += (a is None) + (b is None)
-            a, b = a or none, b or none
-            short += a.exact + b.exact
-            label = by_key[key].label if labelled else None
-            dup = label in DUPLICATE_LABELS if labelled else jac >= dup_jaccard
-            fa, fb = a.fingerprint, b.fingerprint
-            dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
-            page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
-            results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
-                                      same_page(a, b, scheme), a.page, page_dist, scheme.page_limit(a), a.alone, b))
+            done.append(out)
+            key, (la, lb) = out[1], out[5]
+            lines[key] = (la and la[0], lb and lb[0])
+            content[key] = (la and la[1], lb and lb[1])
         if progress and (n % 50 == 0 or n == total):
             progress(n, total)
+    shared = shared_blocks(done, lines, content) if templates else set()
+    for _, key, a, b, jac, _ in done:
+        errors += (a is None) + (b is None)
+        a, b = a or none, b or none
+        a = replace(a, shared=True) if key in shared else a
+        short += a.exact + b.exact
+        label = by_key[key].label if labelled else None
+        dup = label in DUPLICATE_LABELS if labelled else jac >= dup_jaccard
+        fa, fb = a.fingerprint, b.fingerprint
+        dist = None if fa is None or fb is None else (fa ^ fb).bit_count()
+        page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
+        results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
+                                  same_page(a, b, scheme), a.page, page_dist,
+                                  min(scheme.page_limit(a), SHARED_PAGE_DISTANCE) if a.shared else scheme.page_limit(a),
+                                  a.alone, b))
     if not results:
         example = f" (e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
         raise ContentSeenError(f"no pairs to evaluate: all {len(skipped)} pairs were left out{example}")
@@ -288,6 +299,23 @@ def evaluate(
         only_b=len(pairset.only_b) if not pairset.labelled else 0,
         errors=errors, short=short,
     )
+
+
+def shared_blocks(done: list[tuple], lines: dict, content: dict) -> set[str]:
+    """The keys of host A's pages whose content block the engine finds on another page of host A
+    (``HostTemplates.shared``, ``Engine.fingerprint``), learned in key order as a crawl of it
+    would (only fingerprinted pages, neither short nor slivers, are asked): checked against a
+    page of their own host only as whole pages (``Engine.check``). Host B's pages are checked
+    against host A's, as usual."""
+    learner, out = HostTemplates(), set()
+    for _, key, a, _, _, _ in sorted(done, key=lambda d: d[1]):
+        seen = lines[key][0]
+        if a is None or a.fingerprint is None or seen is None:
+            continue
+        learner.learn("a", seen)
+        if not (a.exact or a.sliver) and learner.shared("a", content[key][0]):
+            out.add(key)
+    return out
 
 
 def _memory_store(scheme: Scheme):

@@ -60,6 +60,7 @@ class SiteSpider(scrapy.Spider):
             exact=seen.get("exact", False),
             sliver=seen.get("sliver", False),
             flat=seen.get("flat", False),
+            shared=seen.get("shared", False),
         )
         if not is_html:
             return
