@@ -5,7 +5,8 @@ reader sees, menus included); the content text depends on the mode:
 
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
-  page marks one, without its edge elements (step 2 below, lines of at most ``main_edge_most``,
+  page marks one (but not several ``<article>`` elements side by side beside the page's title,
+  its first ``<h1>``: the items of a list, ``titled_articles``, v13), without its edge elements (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
   elements holding headings never edges: v11),
   else the body without ``nav``, ``header``, ``footer``, ``aside`` and

@@ -142,3 +142,20 @@ def test_errors_are_one_line(tmp_path):
         code, out, err = cli(*args)
         assert code == 2 and err.startswith("contentseen: error: ") and says in err, err
         assert err.count("\n") == 1 and "secret" not in err
+
+
+def test_explain_two_pages_of_one_host_showing_one_block():
+    # a shop's product pages (tests/test_shared_blocks.py), fetched from a real server: B's content
+    # block, the shop's panel, is on A too, so B is held to the whole page, as a crawl holds it
+    from test_shared_blocks import CTYPE, product
+
+    from contentseen import demosite
+    from contentseen.demosite import Page
+
+    pages = {f"/p/{i}.html": Page(CTYPE, product(i).encode()) for i in (1, 3)}
+    with demosite.serve(pages) as url:
+        code, out, err = cli("explain", url + "/p/1.html", url + "/p/3.html")
+    assert code == 0, err
+    assert "content distance 0 (drop at <= 3)" in out
+    assert "(drop at <= 2, B's content block being on A too, a page of its host)" in out
+    assert "decision: B is kept: content near (0) but the whole pages differ" in out
