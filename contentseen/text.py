@@ -535,19 +535,22 @@ def _is_article(node) -> bool:
 
 def _titled_beside(root, articles: list, boilerplate: list) -> bool:
     """Whether ``root``'s first ``<h1>`` outside the ``boilerplate`` (a site's name in its header)
-    lies outside every one of ``articles``: the page's title is beside them."""
-    around = {n.mem_id for n in boilerplate}
-    inside = {n.mem_id for n in articles}
+    lies outside every one of ``articles``: the page's title is beside them. What holds each
+    element is read once (as ``_outermost`` reads it): 100,000 headings deep in a header are one
+    walk up, not one each."""
+    held: dict[int, str | None] = {n.mem_id: "boilerplate" for n in boilerplate}
+    held.update((n.mem_id, "article") for n in articles)
     for h1 in root.css("h1"):
-        up, held = h1, False
-        while up is not None and not held:
-            at = up.mem_id
-            if at in around:
+        path, up, by = [], h1, None
+        while up is not None:
+            if up.mem_id in held:
+                by = held[up.mem_id]
                 break
-            held = at in inside
+            path.append(up.mem_id)
             up = up.parent
-        else:
-            return not held
+        held.update(dict.fromkeys(path, by))
+        if by != "boilerplate":
+            return by is None
     return False
 
 

@@ -607,6 +607,13 @@ QUADRATIC_CASES = [
     # reading each one's text, every line of the page 500 times: 1 s at 300 KB.
     {"id": "500 nested articles over 60k lines", "kind": "bare", "open": "<!DOCTYPE html><body>" + "<article>" * 500,
      "unit": "x<br>", "n": 60_000, "parsed": True},
+    # Several articles beside the page's title (v13): what holds each of 100k headings deep in a
+    # header is read once, not one walk up 100 elements each (lexbor's own cost of such headings
+    # grows with their depth too: 400 deep, it neared the watched parse's time bound)
+    {"id": "100k headings 100 deep in a header, then two articles", "kind": "bare",
+     "open": "<!DOCTYPE html><body><header>" + "<div>" * 100, "unit": "<h1>x</h1>", "n": 100_000,
+     "close": "</div>" * 100 + "</header><h1>Tag</h1><article>one post</article><article>two</article></body>",
+     "parsed": True},
     {"id": "an inline SVG of 20k self-closed paths", "kind": "in_foreign", "open": "<svg>", "close": "</svg>",
      "unit": '<path d="M0 0L1 1"/>', "n": 20_000, "parsed": True},
 ]
