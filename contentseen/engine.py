@@ -86,6 +86,9 @@ class Engine:
         self.templates = templates
         # A third-party store written before per-page page distances applies its own to all.
         self._page_limits = store is not None and _takes_page_distance(store.check_and_add)
+        # Blocks a host shows on many pages (``shareable``): where the whole page can be asked
+        # (a store taking a page distance per check) and is asked at all (not 64: content alone).
+        self._shared_rule = self._page_limits and pages.scheme.page_distance < PAGE_BITS
 
     def _limit(self, page: PageFingerprints, most: int = PAGE_BITS) -> dict:
         """The page's own page distance (``Scheme.page_limit``, at ``most``), for a store that
@@ -103,14 +106,15 @@ class Engine:
         two pages of one host both show it, and are compared as they are; without it, two pages
         of a site that differ in little but their own menus and sidebars would look alike.) A
         page whose content block its host shows on other pages too (``PageFingerprints.shared``)
-        is looked up as it is first: a match on another host (its mirror's copy) is the answer,
-        else pages of its own host match it within ``SHARED_PAGE_DISTANCE`` of a whole page. In
-        the caller's thread."""
+        is looked up as it is first: a match of its own URL or on another host (its mirror's
+        copy) is the answer, else pages of its own host match it within ``SHARED_PAGE_DISTANCE``
+        of a whole page. In the caller's thread."""
         limit = self._limit(page)
         if page.shared:
             match = self.store.lookup(page.fingerprint, page=page.page, **limit)
-            if match is not None and _host(match.url) != _host(url):
-                return match
+            if match is not None and (match.url == url or _host(match.url) != _host(url) or (
+                    match.page_distance is None or match.page_distance <= SHARED_PAGE_DISTANCE)):
+                return match  # its own URL again, another host's copy, or a whole page that agrees
             limit = self._limit(page, SHARED_PAGE_DISTANCE)
         if second is not None or page.alone is not None:
             match = self.store.lookup(page.fingerprint, page=page.page, **limit)
@@ -150,10 +154,8 @@ class Engine:
         host = _host(url)
         content = content_lines(texts)
         template = self.templates.learn(host, content | whole_lines(texts))
-        if not (page.exact or page.sliver) and self.templates.shared(host, content):
-            # the block is its host's, not the page's: the whole page decides (a sliver's content
-            # fingerprint counts its whole text already; its block alone is no evidence either)
-            page = replace(page, shared=True)
+        if self._shared_rule and shareable(page, texts) and self.templates.shared(host, content):
+            page = replace(page, shared=True)  # the block is its host's, not the page's
         if not template or not self.templates.looking(host):
             return page, None
         second = second_look(self.pages, texts, template, page)
@@ -202,6 +204,14 @@ class Engine:
         except StoreError as exc:
             return Decision("store_error", page, reason=str(exc))
         return self.judge(url, page, match)
+
+
+def shareable(page: PageFingerprints, texts: PageText) -> bool:
+    """Whether a page's content block may be its host's rather than its own
+    (``PageFingerprints.shared``): a block the narrowing chose, not one its markup marks (whose
+    copy at another URL of the host, beside another sidebar, is the page again), of a page
+    neither short nor a sliver (whose content fingerprint counts its whole text already)."""
+    return texts.narrowed and not (page.exact or page.sliver)
 
 
 def _host(url: str) -> str:

@@ -63,8 +63,8 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 # v11: the marked main content is left without its edge elements, as a narrowed block is.
 # v12: each of the body's edge elements is weighed against its text less the edges found before it
 #      from the same end.
-# v13: several <article> elements beside the page's title (none holding it) are narrowed as a page
-#      marking none: the items of a list, not its content.
+# v13: several <article> elements, none holding an <h1>, beside the page's own are narrowed as a
+#      page marking none: the items of a list, not its content.
 EXTRACTION_VERSION = 13
 # A sliver page's whole text against its content block in its content fingerprint. Chosen on the
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short
@@ -345,7 +345,10 @@ class PageFingerprinter:
         self.stopwords = stopwords
         self.extractor = scheme.extractor or Extractor(scheme.extract)
         # (an extraction stage of a subclass may override ``texts`` without ``utf8``)
-        self._takes_utf8 = "utf8" in inspect.signature(self.extractor.texts).parameters
+        try:
+            self._takes_utf8 = "utf8" in inspect.signature(self.extractor.texts).parameters
+        except (TypeError, ValueError):  # no signature to read: as it was written, html alone
+            self._takes_utf8 = False
         self.words = scheme.word_stage
         self.weigher = scheme.weigher
         self.fingerprinter = SimHasher(features, table)

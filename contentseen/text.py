@@ -5,8 +5,8 @@ reader sees, menus included); the content text depends on the mode:
 
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
-  page marks one (but not several ``<article>`` elements side by side beside the page's title,
-  its first ``<h1>``: the items of a list, ``titled_articles``, v13), without its edge elements (step 2 below, lines of at most ``main_edge_most``,
+  page marks one (but not several ``<article>`` elements side by side, none holding an ``<h1>``,
+  beside the page's own: the items of a list, ``titled_articles``, v13), without its edge elements (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
   elements holding headings never edges: v11),
   else the body without ``nav``, ``header``, ``footer``, ``aside`` and
@@ -213,10 +213,10 @@ class Extractor:
     # added at the end of a page whose header was an edge was weighed against less than the
     # page, was no edge, and became its content.)
     edge_peel: bool = True
-    # A page marking no main content but several ``<article>`` elements side by side, its title
-    # (its first ``<h1>`` outside its header and other boilerplate) in none of them, is narrowed
-    # as a page marking none (v13): they are the items of a list, the posts of a tag's archive,
-    # and the largest, one post on many tags, was the content of every archive showing it.
+    # A page marking no main content but several ``<article>`` elements side by side, none
+    # holding an ``<h1>`` while the page holds one outside its header and other boilerplate, is
+    # narrowed as a page marking none (v13): they are the items of a list, the posts of a tag's
+    # archive, and the largest, one post on many tags, was the content of every archive showing it.
     titled_articles: bool = True
 
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
@@ -534,24 +534,29 @@ def _is_article(node) -> bool:
 
 
 def _titled_beside(root, articles: list, boilerplate: list) -> bool:
-    """Whether ``root``'s first ``<h1>`` outside the ``boilerplate`` (a site's name in its header)
-    lies outside every one of ``articles``: the page's title is beside them. What holds each
-    element is read once (as ``_outermost`` reads it): 100,000 headings deep in a header are one
-    walk up, not one each."""
-    held: dict[int, str | None] = {n.mem_id: "boilerplate" for n in boilerplate}
-    held.update((n.mem_id, "article") for n in articles)
+    """Whether ``root`` holds an ``<h1>`` outside the ``boilerplate`` (a site's name in its header)
+    and none of ``articles`` holds one (in its own header too): the page's title is beside them,
+    none is the page's post. What holds each element is read once, as ``_outermost`` reads it:
+    100,000 headings deep in a header are one walk up, not one each."""
+    articles_at, around_at = {n.mem_id for n in articles}, {n.mem_id for n in boilerplate}
+    held: dict[int, tuple[bool, bool]] = {}  # an element's id: (in an article, in boilerplate)
+    titled = False
     for h1 in root.css("h1"):
-        path, up, by = [], h1, None
+        path, up, state = [], h1, (False, False)
         while up is not None:
             if up.mem_id in held:
-                by = held[up.mem_id]
+                state = held[up.mem_id]
                 break
             path.append(up.mem_id)
             up = up.parent
-        held.update(dict.fromkeys(path, by))
-        if by != "boilerplate":
-            return by is None
-    return False
+        for at in reversed(path):  # from the top down
+            state = (state[0] or at in articles_at, state[1] or at in around_at)
+            held[at] = state
+        in_article, in_boilerplate = held[h1.mem_id]
+        if in_article:
+            return False
+        titled = titled or not in_boilerplate
+    return titled
 
 
 def _outermost(nodes: list) -> list:

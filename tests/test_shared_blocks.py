@@ -109,6 +109,52 @@ def test_a_product_page_whose_block_is_the_shops_panel_is_dropped_only_as_a_whol
         assert d.outcome == "dropped" and d.match.url == own and d.match.page_distance <= SHARED_PAGE_DISTANCE
 
 
+def test_what_the_rule_leaves_as_it_was():
+    shop = [(f"http://shop.test/p/{i}", product(i)) for i in range(3)]
+    # the same URL fetched again is its own page, whatever moved around it (here, its price)
+    again = decide_all(shop + [("http://shop.test/p/2", product(2).replace("£32.00", "£29.00 (sale)"))])
+    assert again[2].page.shared and again[3].outcome == "refetched" and again[3].match.url == "http://shop.test/p/2"
+    pf = Scheme().build()
+    store = open_store("memory://", pf.identity, 64, 3, page_distance=10)
+    engine = Engine(pf, store, templates=HostTemplates())
+    page, _ = engine.fingerprint("text/html", product(1).encode(), CTYPE, "http://shop.test/p/1")
+    page, _ = engine.fingerprint("text/html", product(2).encode(), CTYPE, "http://shop.test/p/2")
+    assert page.shared and engine.query("http://shop.test/p/2", page) is None  # checked unbatched
+    # content alone deciding (a page distance of 64) asks no whole page, nor does a store that
+    # takes no page distance per check: the rule is not applied, and never said to be
+    for engine in (Engine(Scheme(page_distance=64).build(), store, templates=HostTemplates()),
+                   Engine(pf, _NoPageDistance(store), templates=HostTemplates())):
+        marks = [engine.fingerprint("text/html", product(i).encode(), CTYPE, f"http://shop.test/p/{i}")[0].shared
+                 for i in range(3)]
+        assert marks == [False] * 3
+    # a page whose markup marks its content is its own page at another URL of its host, a
+    # sidebar of the latest posts changed beside it
+    post = "<p>" + " ".join(PRODUCTS.values()) + "</p>"
+
+    def news(latest: str) -> str:
+        return (f"<!DOCTYPE html><html><body><nav><a href='/'>Home</a></nav><main><h1>Our new workshop</h1>{post}"
+                f"</main><aside><h3>Latest</h3><ul><li><a href='/n/{latest}'>{latest}</a></li></ul></aside></body>"
+                f"</html>")
+
+    news_pages = [("http://news.test/n/1", news("Opening hours")), ("http://news.test/n/1?utm=mail", news("A new kiln")),
+                  ("http://news.test/n/1?utm=feed", news("Summer courses in throwing pots on the wheel"))]
+    decisions = decide_all(news_pages)
+    assert [d.outcome for d in decisions] == ["kept", "dropped", "dropped"] and not any(d.page.shared for d in decisions)
+
+
+class _NoPageDistance:
+    """A store whose checks take no page distance (a third-party one written before them)."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def check_and_add(self, fingerprint, url, page=None):
+        return self._store.check_and_add(fingerprint, url, page=page)
+
+    def lookup(self, fingerprint, page=None):
+        return self._store.lookup(fingerprint, page=page)
+
+
 def test_a_block_is_shared_once_another_page_of_its_host_showed_it():
     learner = HostTemplates()
     learner.learn("a", frozenset({1, 2, 3}))
@@ -128,6 +174,12 @@ def test_several_articles_beside_the_page_title_are_the_items_of_a_list():
                 f"</header><h1>Posts tagged {tag}</h1>{''.join(posts)}<footer>Built with Hugo.</footer></body></html>")
 
     a, b = tag_page("python", 0), tag_page("django", 3)
+    # a post's own page, its title in its article's header, comments as articles after it, the
+    # site's name an <h1> before it: the post is the content, as before v13
+    post_page = (f"<!DOCTYPE html><html><body><div id='masthead'><h1>Notes</h1></div><article><header><h1>Post 77"
+                 f"</h1><p>May 1</p></header><p>{' '.join(PRODUCTS.values())}</p></article><article><p>A comment.</p>"
+                 f"</article><article><p>Another comment.</p></article></body></html>")
+    assert not Extractor().texts(post_page).narrowed and "Post 77" in Extractor().texts(post_page).content
     assert NAMES[0] and "oatmeal" in Extractor().texts(a).content and "hearth" in Extractor().texts(a).content
     before = Extractor(titled_articles=False)
     assert before.texts(a).content == before.texts(b).content  # the long post, as before v13

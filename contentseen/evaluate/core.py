@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ContentSeenError
 from ..fingerprints import SHARED_PAGE_DISTANCE, PageFingerprints, PageFingerprinter, Scheme, same_page
-from ..engine import SECOND_LOOK_DISTANCE, second_look
+from ..engine import SECOND_LOOK_DISTANCE, second_look, shareable
 from ..templates import HostTemplates, content_lines, whole_lines
 from ..text import decode_html
 from .inputs import Pair, PairSet, PageRef, looks_binary
@@ -149,8 +149,8 @@ def _page(pages: PageFingerprinter, ref: PageRef, truth: bool):
     html = decode_html(data, ref.content_type)  # = of_html_bytes, keeping the text for the truth
     try:
         texts = pages.extractor.texts(html)
-        content = content_lines(texts)
-        page, lines = pages.of_texts(texts), (content | whole_lines(texts), content)
+        page, content = pages.of_texts(texts), content_lines(texts)
+        lines = (content | whole_lines(texts), content if shareable(page, texts) else None)
     except Exception:  # as the engine does: the page goes on unchecked (counted)
         page = lines = None
     return page, lines, (html_shingles(html) if truth else None)
@@ -304,7 +304,7 @@ def evaluate(
 def shared_blocks(done: list[tuple], lines: dict, content: dict) -> set[str]:
     """The keys of host A's pages whose content block the engine finds on another page of host A
     (``HostTemplates.shared``, ``Engine.fingerprint``), learned in key order as a crawl of it
-    would (only fingerprinted pages, neither short nor slivers, are asked): checked against a
+    would (only fingerprinted pages, ``engine.shareable``, are asked): checked against a
     page of their own host only as whole pages (``Engine.check``). Host B's pages are checked
     against host A's, as usual."""
     learner, out = HostTemplates(), set()
@@ -313,7 +313,7 @@ def shared_blocks(done: list[tuple], lines: dict, content: dict) -> set[str]:
         if a is None or a.fingerprint is None or seen is None:
             continue
         learner.learn("a", seen)
-        if not (a.exact or a.sliver) and learner.shared("a", content[key][0]):
+        if content[key][0] is not None and learner.shared("a", content[key][0]):
             out.add(key)
     return out
 
