@@ -86,9 +86,10 @@ class Engine:
         self.templates = templates
         # A third-party store written before per-page page distances applies its own to all.
         self._page_limits = store is not None and _takes_page_distance(store.check_and_add)
-        # Blocks a host shows on many pages (``shareable``): where the whole page can be asked
-        # (a store taking a page distance per check) and is asked at all (not 64: content alone).
-        self._shared_rule = self._page_limits and pages.scheme.page_distance < PAGE_BITS
+        # Blocks a host shows on many pages (``shareable``): where the whole page can be asked (a
+        # store taking a page distance per check; without one, as ContentSeen's stores all do)
+        # and is asked at all (not 64: content alone deciding).
+        self._shared_rule = (store is None or self._page_limits) and pages.scheme.page_distance < PAGE_BITS
 
     def _limit(self, page: PageFingerprints, most: int = PAGE_BITS) -> dict:
         """The page's own page distance (``Scheme.page_limit``, at ``most``), for a store that
