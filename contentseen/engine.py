@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Literal
 from urllib.parse import urlsplit
 
-from .fingerprints import PAGE_BITS, SHARED_PAGE_DISTANCE, PageFingerprints, PageFingerprinter
+from .fingerprints import PAGE_BITS, PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, Query, StoreError
 from .templates import HostTemplates, content_lines, whole_lines, without
 from .text import PageText, decode_html
@@ -91,10 +91,10 @@ class Engine:
         # and is asked at all (not 64: content alone deciding).
         self._shared_rule = (store is None or self._page_limits) and pages.scheme.page_distance < PAGE_BITS
 
-    def _limit(self, page: PageFingerprints, most: int = PAGE_BITS) -> dict:
-        """The page's own page distance (``Scheme.page_limit``, at ``most``), for a store that
-        takes one, when it is below the store's."""
-        limit = min(self.pages.scheme.page_limit(page), most)
+    def _limit(self, page: PageFingerprints, own_host: bool = False) -> dict:
+        """The page's own page distance (``Scheme.page_limit``, against pages of its ``own_host``
+        or not), for a store that takes one, when it is below the store's."""
+        limit = self.pages.scheme.page_limit(page, own_host)
         return {"page_distance": limit} if self._page_limits and limit < self.pages.scheme.page_distance else {}
 
     def check(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Match | None:
@@ -114,9 +114,9 @@ class Engine:
         if page.shared:
             match = self.store.lookup(page.fingerprint, page=page.page, **limit)
             if match is not None and (match.url == url or _host(match.url) != _host(url) or (
-                    match.page_distance is None or match.page_distance <= SHARED_PAGE_DISTANCE)):
+                    match.page_distance is None or match.page_distance <= self.pages.scheme.page_limit(page, True))):
                 return match  # its own URL again, another host's copy, or a whole page that agrees
-            limit = self._limit(page, SHARED_PAGE_DISTANCE)
+            limit = self._limit(page, own_host=True)
         if second is not None or page.alone is not None:
             match = self.store.lookup(page.fingerprint, page=page.page, **limit)
             if match is None and page.alone is not None:

@@ -152,15 +152,16 @@ class Scheme:
         if not 0 <= self.page_distance <= PAGE_BITS:
             raise ContentSeenError(f"CONTENTSEEN_PAGE_DISTANCE: {self.page_distance} is out of range 0..{PAGE_BITS}")
 
-    def page_limit(self, page: PageFingerprints) -> int:
+    def page_limit(self, page: PageFingerprints, own_host: bool = False) -> int:
         """The largest whole-page distance at which ``page`` is dropped as a copy:
         ``page_distance``, or ``MINOR_PAGE_RATIO`` of it when its content holds less than
-        ``MINOR_SHARE`` of its visible text (64, content alone deciding, stays 64). (Against a
-        page of its own host, a page whose content block its host shows on other pages too is
-        dropped within ``SHARED_PAGE_DISTANCE`` at most: ``Engine.check``.)"""
-        if page.share < MINOR_SHARE and self.page_distance < PAGE_BITS:
-            return int(self.page_distance * MINOR_PAGE_RATIO)
-        return self.page_distance
+        ``MINOR_SHARE`` of its visible text (64, content alone deciding, stays 64); against a
+        page of its ``own_host``, at most ``SHARED_PAGE_DISTANCE`` when its content block its
+        host shows on other pages too (``PageFingerprints.shared``, ``Engine.check``)."""
+        limit = self.page_distance
+        if page.share < MINOR_SHARE and limit < PAGE_BITS:
+            limit = int(limit * MINOR_PAGE_RATIO)
+        return min(limit, SHARED_PAGE_DISTANCE) if own_host and page.shared else limit
 
     @property
     def word_weighting(self) -> str:

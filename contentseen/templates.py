@@ -18,11 +18,12 @@ agree with a stored page. Stored fingerprints never depend on what was learned, 
 entries do not depend on crawl order.
 
 The same counts tell the engine when a page's content block is no page's own: when every line
-at the start and end of its content is on another page of its host too (``shared``: a shop's
-delivery panel, larger than each product's description, taken for the content of every product
-page), its content fingerprint matches every page of the host showing that block, and the engine
-drops it against a page of its own host only when their whole pages agree within a few bits
-(``fingerprints.SHARED_PAGE_DISTANCE``); nothing stored depends on it either.
+at the start and end of a block the narrowing chose is on another page of its host too
+(``shared``: a shop's delivery panel, larger than each product's description, taken for the
+content of every product page), its content fingerprint matches every page of the host showing
+that block, and the engine drops it against a page of its own host only when their whole pages
+agree within a few bits (``fingerprints.SHARED_PAGE_DISTANCE``); no fingerprint depends on it
+either.
 
 A second look drops a page only against another host's page; on a crawl of one site, whose own
 menus and footers are its template, it would cost about one more fingerprinting of most pages and

@@ -536,23 +536,11 @@ def _is_article(node) -> bool:
 def _titled_beside(root, articles: list, boilerplate: list) -> bool:
     """Whether ``root`` holds an ``<h1>`` outside the ``boilerplate`` (a site's name in its header)
     and none of ``articles`` holds one (in its own header too): the page's title is beside them,
-    none is the page's post. What holds each element is read once, as ``_outermost`` reads it:
-    100,000 headings deep in a header are one walk up, not one each."""
-    articles_at, around_at = {n.mem_id for n in articles}, {n.mem_id for n in boilerplate}
-    held: dict[int, tuple[bool, bool]] = {}  # an element's id: (in an article, in boilerplate)
+    none is the page's post. (``_held``: 100,000 headings deep in a header are one walk up.)"""
+    groups, held = ({n.mem_id for n in articles}, {n.mem_id for n in boilerplate}), {}
     titled = False
     for h1 in root.css("h1"):
-        path, up, state = [], h1, (False, False)
-        while up is not None:
-            if up.mem_id in held:
-                state = held[up.mem_id]
-                break
-            path.append(up.mem_id)
-            up = up.parent
-        for at in reversed(path):  # from the top down
-            state = (state[0] or at in articles_at, state[1] or at in around_at)
-            held[at] = state
-        in_article, in_boilerplate = held[h1.mem_id]
+        in_article, in_boilerplate = _held(h1, groups, held)
         if in_article:
             return False
         titled = titled or not in_boilerplate
@@ -560,26 +548,29 @@ def _titled_beside(root, articles: list, boilerplate: list) -> bool:
 
 
 def _outermost(nodes: list) -> list:
-    """Those of ``nodes`` (in document order) inside none of the others, found with each element
-    above them looked at once: reading the text of each of 500 nested <article> took time
-    quadratic in the page (1 s at 300 KB). The longest text is among them: an inner one's text is
-    part of its outer one's, which comes first."""
-    ids = {n.mem_id for n in nodes}
-    known: dict[int, bool] = {}  # an element's id: whether one of ``nodes`` holds it
-    kept = []
-    for node in nodes:
-        path, held, up = [], False, node.parent
-        while up is not None:
-            at = up.mem_id
-            if at in ids or at in known:
-                held = at in ids or known[at]
-                break
-            path.append(at)
-            up = up.parent
-        known.update(dict.fromkeys(path, held))
-        if not held:
-            kept.append(node)
-    return kept
+    """Those of ``nodes`` (in document order) inside none of the others (``_held``: reading the
+    text of each of 500 nested <article> took time quadratic in the page, 1 s at 300 KB). The
+    longest text is among them: an inner one's text is part of its outer one's, which comes
+    first."""
+    groups, held = ({n.mem_id for n in nodes},), {}
+    return [n for n in nodes if not _held(n.parent, groups, held)[0]]
+
+
+def _held(node, groups: tuple[set[int], ...], held: dict[int, tuple[bool, ...]]) -> tuple[bool, ...]:
+    """For each of ``groups`` (sets of elements' ``mem_id``), whether ``node`` (None: nothing) or
+    an element above it is in it. ``held`` keeps each element's answer, so that the elements
+    above many nodes are looked at once, not once a node."""
+    path, state = [], (False,) * len(groups)
+    while node is not None:
+        if node.mem_id in held:
+            state = held[node.mem_id]
+            break
+        path.append(node.mem_id)
+        node = node.parent
+    for at in reversed(path):  # from the top down
+        state = tuple(inside or at in group for inside, group in zip(state, groups))
+        held[at] = state
+    return state
 
 
 def _kind(node) -> tuple:

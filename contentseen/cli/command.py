@@ -20,7 +20,7 @@ from .. import blas
 from ..engine import Engine, _host
 from ..templates import HostTemplates
 from ..errors import ContentSeenError
-from ..fingerprints import SHARED_PAGE_DISTANCE, Scheme, same_page
+from ..fingerprints import Scheme, same_page
 from ..stores import FingerprintStore, StoreError, display_url, open_store, store_class
 from ..stores.base import Entry, parse_duration
 from ..stores.redis import DEFAULT_PREFIX
@@ -219,11 +219,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
     (a_name, a), (b_name, b) = seen
     d, pd = (a.fingerprint ^ b.fingerprint).bit_count(), (a.page ^ b.page).bit_count()
     alone = "" if b.alone is None else f", of B's content block alone {(a.fingerprint ^ b.alone).bit_count()}"
-    limit = scheme.page_limit(b)
-    minor = f", B's content being {b.share:.0%} of its text" if limit < scheme.page_distance else ""
     # two pages of one host showing one block: what Engine.check holds B to (files: hosts unknown)
-    if b.shared and "://" in a_name and _host(a_name) == _host(b_name):
-        limit = min(limit, SHARED_PAGE_DISTANCE)
+    own_host = "://" in a_name and _host(a_name) == _host(b_name)
+    limit = scheme.page_limit(b, own_host)
+    minor = f", B's content being {b.share:.0%} of its text" if limit < scheme.page_distance else ""
+    if b.shared and own_host:
         minor = ", B's content block being on A too, a page of its host"
     print(f"content distance {d}{alone} (drop at <= {scheme.distance}), whole-page distance {pd} "
           f"(drop at <= {limit}{minor})")

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..errors import ContentSeenError
-from ..fingerprints import SHARED_PAGE_DISTANCE, PageFingerprints, PageFingerprinter, Scheme, same_page
+from ..fingerprints import PageFingerprints, PageFingerprinter, Scheme, same_page
 from ..engine import SECOND_LOOK_DISTANCE, second_look, shareable
 from ..templates import HostTemplates, content_lines, whole_lines
 from ..text import decode_html
@@ -260,7 +260,7 @@ def evaluate(
         page_dist = None if a.page is None or b.page is None else (a.page ^ b.page).bit_count()
         results.append(PairResult(key, group_of(label, jac), dup, jac, dist, a.word_count, b.word_count, fa,
                                   same_page(a, b, scheme), a.page, page_dist,
-                                  min(scheme.page_limit(a), SHARED_PAGE_DISTANCE) if a.shared else scheme.page_limit(a),
+                                  scheme.page_limit(a, own_host=True),  # checked against host A's pages
                                   a.alone, b))
     if not results:
         example = f" (e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
