@@ -26,7 +26,7 @@ import inspect
 import math
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import xxhash
@@ -39,7 +39,7 @@ from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix
 from .simhash import MAX_K, QUANTUM, SimHasher
 from .text import EXTRACT_MODES, Extract, Extractor, PageText, html_and_utf8
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, stopword_bytes,
-                     token_counts, tokenize, word_counts)
+                     token_counts, tokenize, word_counts, word_sequence)
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -65,7 +65,11 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 #      from the same end.
 # v13: several <article> elements, none holding an <h1>, beside the page's own are narrowed as a
 #      page marking none: the items of a list, not its content.
-EXTRACTION_VERSION = 13
+# v14: a marked element inside the page's boilerplate is not its main content; of several
+#      <article> elements the one holding the page's only <h1> is; one <article> without an <h1>
+#      beside the page's is narrowed as a page marking none, left out when it holds less than
+#      half the text outside links.
+EXTRACTION_VERSION = 14
 # A sliver page's whole text against its content block in its content fingerprint. Chosen on the
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short
 # pages beside a 200-link menu within distance 3; 1: 3 false drops on SQLite; 2: none of either).
@@ -455,15 +459,15 @@ class PageFingerprinter:
         if (content_of is not None and content_of.fingerprint is not None
                 and not (texts.sliver or content_of.sliver or content_of.exact)):
             return replace(content_of, page=self._page_fingerprint(self._tokens(texts.whole), tokens), share=texts.share)
-        words = self._words(content, tokens)
+        words, sequence = self._words(content, tokens)
         whole_tokens = alone = None
         if texts.sliver:
             whole_tokens = self._tokens(texts.whole)  # counted once: the whole-page fingerprint's too
-            fingerprint, n = self._simhash(self._rows, words, whole=self._words(texts.whole, whole_tokens))
+            fingerprint, n = self._simhash(self._rows, words, whole=self._words(texts.whole, whole_tokens, False)[0])
             if fingerprint is not None and texts.share >= ALONE_SHARE and n >= ALONE_WORDS:
-                alone = self._simhash(self._rows, words, self._sequence(content, tokens))[0]
+                alone = self._simhash(self._rows, words, sequence())[0]
         else:
-            fingerprint, n = self._simhash(self._rows, words, self._sequence(content, tokens))
+            fingerprint, n = self._simhash(self._rows, words, sequence())
         if fingerprint is not None:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
@@ -483,13 +487,19 @@ class PageFingerprinter:
         tokens = hashed_tokens(text) if self._scan else None
         return token_counts(text) if tokens is None else tokens
 
-    def _sequence(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> Sequence[bytes] | np.ndarray:
-        """The words of ``text`` in order, for their pairs (``_simhash``)."""
-        return tokens.sequence if isinstance(tokens, HashedTokens) else self.words.sequence(text)
-
-    def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> Mapping[bytes, int] | HashedTokens:
-        """The words stage's counts of ``text`` from its ``tokens``."""
-        return tokens.without_numbers() if isinstance(tokens, HashedTokens) else self.words.counts(text, tokens)
+    def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens,
+               sequence: bool = True) -> tuple[Mapping[bytes, int] | HashedTokens, Callable[[], Sequence]]:
+        """The words stage's counts of ``text`` from its ``tokens``, and a maker of its words in
+        order, for their pairs (``_simhash``; only the content's are made): numbers among them
+        where they are most of the text (``Words.numbers``)."""
+        numbers = self.words.numbers(tokens)
+        if isinstance(tokens, HashedTokens):
+            counts = tokens if numbers else tokens.without_numbers()
+            if numbers and sequence:
+                return counts, lambda: np.array([xxhash.xxh64_intdigest(w) for w in word_sequence(text, True)],
+                                                dtype=np.uint64)
+            return counts, lambda: tokens.sequence
+        return self.words.counts(text, tokens), lambda: self.words.sequence(text, True) if numbers else self.words.sequence(text)
 
     def _page_fingerprint(self, whole: Mapping[bytes, int] | HashedTokens,
                           content: Mapping[bytes, int] | HashedTokens) -> int:

@@ -5,8 +5,13 @@ reader sees, menus included); the content text depends on the mode:
 
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
-  page marks one (but not several ``<article>`` elements side by side, none holding an ``<h1>``,
-  beside the page's own: the items of a list, ``titled_articles``, v13), without its edge elements (step 2 below, lines of at most ``main_edge_most``,
+  page marks one outside its boilerplate (not an ``<article>`` in an ``<aside>``:
+  ``boilerplate_mains_out``, v14) -- of several ``<article>`` elements, the one holding the
+  page's only ``<h1>`` (``titled_article_first``, v14); but not ``<article>`` elements none of
+  which holds an ``<h1>`` while the page holds one beside them: several are the items of a list
+  (``titled_articles``, v13), one a teaser beside the page's own text (``lone_article``, v14),
+  left out when it holds less than half the text outside links -- without its edge elements
+  (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
   elements holding headings never edges: v11),
   else the body without ``nav``, ``header``, ``footer``, ``aside`` and
@@ -82,6 +87,9 @@ _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
 
 MAX_STEPS = 64
+# A page of more <h1> elements than this has no one title: the rules about where the page's
+# title is (v13, v14) are not applied (the walk up from 100,000 of them took 0.5 s).
+MAX_TITLES = 1000
 MAX_HTML_CHARS = 8 << 20
 
 
@@ -218,6 +226,18 @@ class Extractor:
     # narrowed as a page marking none (v13): they are the items of a list, the posts of a tag's
     # archive, and the largest, one post on many tags, was the content of every archive showing it.
     titled_articles: bool = True
+    # ... and so is a page whose one marked element is such an ``<article>`` (v14), left out
+    # when it holds less than half the text outside links: a news story in an unmarked <div>
+    # beside the site's "featured" <article> (a teaser, the same on every story page) had the
+    # teaser for its content, and different stories were dropped.
+    lone_article: bool = True
+    # A marked element inside the page's boilerplate (an <article> in an <aside>, a footer's
+    # "latest posts") is not its main content (v14): the same teaser, in an <aside>.
+    boilerplate_mains_out: bool = True
+    # Of several <article> elements, the one holding the page's only such title (an <h1>) is its
+    # main content (v14), not the longest: a story beside a longer "featured" teaser, a post
+    # beside a long comment.
+    titled_article_first: bool = True
 
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
@@ -257,10 +277,17 @@ class Extractor:
                 # css() matches the node itself too: a <body hidden> is still the page.
                 if node.mem_id != root.mem_id:
                     boilerplate.append(node)
+        if mains and boilerplate and self.boilerplate_mains_out:
+            mains = _outside(mains, boilerplate)
         outer = mains if len(mains) < 2 else _outermost(mains)
-        if len(outer) > 1 and self.titled_articles and all(map(_is_article, outer)) and _titled_beside(
-                root, outer, boilerplate):
-            outer = []
+        teaser = None  # a lone <article> beside the page's title, narrowed as a page marking none
+        if outer and self.titled_articles and all(map(_is_article, outer)) and (len(outer) > 1 or self.lone_article):
+            # (a page of too many titles: as if each article held its own)
+            titled, beside = _h1_places(root, outer, boilerplate) or (outer, False)
+            if not titled and beside:
+                teaser, outer = (outer[0] if len(outer) == 1 and _outside(outer, boilerplate) else None), []
+            elif len(titled) == 1 and self.titled_article_first:
+                outer = titled
         if outer:
             main = outer[0] if len(outer) == 1 else max(outer, key=lambda n: len(n.text(separator=" ")))
             if self.main_edges and self.edge_share > 0:
@@ -269,6 +296,8 @@ class Extractor:
             return PageText(content, whole, share=content_share(content, whole))
         for node in boilerplate:
             node.decompose()
+        if teaser is not None and _minor(tree, root, teaser, self.weigh_bytes):
+            teaser.decompose()
         if self.narrow:
             root = self._content_block(tree, root)
         content = root.text(separator="\n")
@@ -533,18 +562,52 @@ def _is_article(node) -> bool:
     return node.tag == "article" and node.attributes.get("role") != "main"
 
 
-def _titled_beside(root, articles: list, boilerplate: list) -> bool:
-    """Whether ``root`` holds an ``<h1>`` outside the ``boilerplate`` (a site's name in its header)
-    and none of ``articles`` holds one (in its own header too): the page's title is beside them,
-    none is the page's post. (``_held``: 100,000 headings deep in a header are one walk up.)"""
-    groups, held = ({n.mem_id for n in articles}, {n.mem_id for n in boilerplate}), {}
-    titled = False
-    for h1 in root.css("h1"):
+def _h1_places(root, articles: list, boilerplate: list) -> tuple[list, bool] | None:
+    """Those of ``articles`` (apart from each other) holding an ``<h1>`` (in their own header
+    too), and whether ``root`` holds one outside them and the ``boilerplate`` (a site's name in
+    its header is not the page's title); None for a page of more than ``MAX_TITLES`` of them,
+    whose title is no one heading. The walks up from the headings share their way (``_held``)."""
+    headings = root.css("h1")
+    if len(headings) > MAX_TITLES:
+        return None
+    at = {n.mem_id: n for n in articles}
+    groups, held, owners = (set(at), {n.mem_id for n in boilerplate}), {}, {}
+    titled: dict[int, object] = {}
+    beside = False
+    for h1 in headings:
         in_article, in_boilerplate = _held(h1, groups, held)
         if in_article:
-            return False
-        titled = titled or not in_boilerplate
-    return titled
+            owner = _owner(h1, at, owners)
+            titled[owner] = at[owner]
+            if len(titled) > 1:  # no title of the page's: what is beside no longer matters
+                break
+        else:
+            beside = beside or not in_boilerplate
+    return [n for n in articles if n.mem_id in titled], beside
+
+
+def _owner(node, at: dict, owners: dict[int, int]) -> int:
+    """The ``mem_id`` of the element of ``at`` that holds ``node`` (there is one); ``owners``
+    keeps each element's answer, as ``_held`` does."""
+    path = []
+    while node.mem_id not in at and node.mem_id not in owners:
+        path.append(node.mem_id)
+        node = node.parent
+    owner = owners.get(node.mem_id, node.mem_id)
+    owners.update(dict.fromkeys(path, owner))
+    return owner
+
+
+def _minor(tree: LexborHTMLParser, body, node, in_bytes: bool) -> bool:
+    """Whether ``node`` holds less than half of ``body``'s text outside links (``weights``)."""
+    weights = weigher(tree, body, in_bytes)
+    return weights is not None and 2 * weights.of(node)[0] < weights.of(body)[0]
+
+
+def _outside(nodes: list, others: list) -> list:
+    """Those of ``nodes`` inside none of ``others`` (``_held``)."""
+    groups, held = ({n.mem_id for n in others},), {}
+    return [n for n in nodes if not _held(n.parent, groups, held)[0]]
 
 
 def _outermost(nodes: list) -> list:

@@ -614,6 +614,16 @@ QUADRATIC_CASES = [
      "open": "<!DOCTYPE html><body><header>" + "<div>" * 100, "unit": "<h1>x</h1>", "n": 100_000,
      "close": "</div>" * 100 + "</header><h1>Tag</h1><article>one post</article><article>two</article></body>",
      "parsed": True},
+    # v14: the articles holding an <h1> are found by one walk up from each heading, the walks
+    # sharing their way and stopping at a second titled article (one query an article: 0.5 s
+    # over 50k of them); an <article> in the page's boilerplate is looked at once
+    {"id": "50k articles each holding an h1", "kind": "bare", "open": "<!DOCTYPE html><body>",
+     "unit": "<article><h1>t</h1><p>x y</p></article>", "n": 50_000, "parsed": True},
+    {"id": "100k headings in one article beside the page title", "kind": "bare",
+     "open": "<!DOCTYPE html><body><h1>Page</h1><article>" + "<div>" * 100, "unit": "<h1>x</h1>", "n": 100_000,
+     "close": "</div>" * 100 + "</article><p>more</p></body>", "parsed": True},
+    {"id": "50k asides each holding an article", "kind": "bare", "open": "<!DOCTYPE html><body><h1>Page</h1>",
+     "unit": "<aside><article><p>x</p></article></aside>", "n": 50_000, "parsed": True},
     {"id": "an inline SVG of 20k self-closed paths", "kind": "in_foreign", "open": "<svg>", "close": "</svg>",
      "unit": '<path d="M0 0L1 1"/>', "n": 20_000, "parsed": True},
 ]

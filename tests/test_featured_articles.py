@@ -1,0 +1,172 @@
+"""A news site's "featured" ``<article>``, the same teaser beside every story, is no story's content.
+
+Each story page holds its story in an unmarked ``<div>`` (or in an ``<article>`` of its own,
+shorter than the teaser) and, in a sidebar, the site's featured ``<article>``. Before extraction
+v14 the teaser was the page's marked main content, on every story page: different stories were
+dropped as copies of earlier ones (7 of the 28 pairs of eight stories, in each layout). Now a marked
+element inside the page's boilerplate (an ``<aside>``) is not its main content, one ``<article>``
+without the page's ``<h1>`` beside it is narrowed as a page marking none, and of several
+``<article>`` elements the one holding the page's ``<h1>`` is the content.
+
+A copy of a story, at another URL of the site or on its mirror, is still dropped.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sites import crawl, host, path_of
+
+from contentseen.demosite import Page
+from contentseen.engine import Engine
+from contentseen.fingerprints import Scheme, same_page
+from contentseen.stores import open_store
+from contentseen.templates import HostTemplates
+from contentseen.text import Extractor
+
+CTYPE = "text/html; charset=utf-8"
+STORIES = {
+    "Bridge repairs begin": "Work to strengthen the old stone bridge over the river began on Monday, closing the road "
+    "to lorries for at least three months. Engineers found cracks in two of the arches during a routine inspection "
+    "last winter, and the county says the repairs cannot wait for the summer. Buses will be diverted through the "
+    "industrial estate, adding about ten minutes to the journey into town.",
+    "Bakery wins national prize": "A family bakery on the high street has been named the best in the country by a "
+    "panel of judges who tasted more than four hundred loaves. The owners, who took over the shop from their parents "
+    "twenty years ago, still start work at three every morning and bake everything in a wood fired oven built by "
+    "their grandfather. The prize comes with a trip to a baking school in Paris.",
+    "Swimming pool to reopen": "The leisure centre's swimming pool will reopen next month after a two year closure, "
+    "the council confirmed. A new roof, solar panels and a changing village for families have been fitted, paid for "
+    "partly by a community fund raising campaign. Early morning lane swimming returns on the first day, and the "
+    "learner pool will offer free lessons for children during the holidays.",
+    "Farmers market moves": "The monthly farmers market is moving from the car park behind the town hall to the "
+    "cathedral green, where traders say they will have more room and shade. Around forty stalls selling cheese, "
+    "vegetables, meat, cider and flowers are expected at the first market in its new home. Parking will be "
+    "available at the railway station, with a shuttle bus every fifteen minutes.",
+    "School choir on television": "Pupils from the primary school on Castle Hill will sing on national television "
+    "this Christmas after their recording of a traditional carol was chosen from hundreds of entries. The choir of "
+    "thirty children rehearsed every lunchtime for a term, and their music teacher arranged the piece herself. The "
+    "programme will be broadcast on Christmas Eve, and the school plans to show it in the hall.",
+    "New cycle path opens": "A cycle path linking the villages north of the town with the railway station opened on "
+    "Saturday, following the line of a railway that closed in the nineteen sixties. The route is flat, lit and "
+    "separate from traffic for its whole length of six miles, and the old station buildings along the way have been "
+    "turned into a cafe and a bicycle repair workshop run by volunteers.",
+    "Theatre appeal reaches target": "An appeal to save the town's Victorian theatre has reached its target of half a "
+    "million pounds, eight months ahead of schedule. The money will pay for a new heating system, repairs to the "
+    "ornate plaster ceiling and seats that meet modern standards. Donations came from more than three thousand "
+    "people, including a retired actor who first appeared on its stage as a boy.",
+    "Library extends hours": "The central library will open until eight in the evening on weekdays from January, "
+    "after a trial of later hours proved popular with students and people who work during the day. The library "
+    "will also lend laptops and tablets for the first time, and a new study room on the first floor can be "
+    "booked free of charge for up to three hours at a time.",
+}
+TITLES = list(STORIES)
+FEATURED = ("<h2>Featured: the town that saved its library</h2><p>When the county council announced that the library "
+            "on Market Street would close at the end of the year, nobody expected the town's pensioners to organise a "
+            "sit-in that lasted six weeks. Volunteers now run the reading room four days a week, the council pays the "
+            "heating bill, and the children's story hour has a waiting list. We spoke to the people who made it "
+            "happen and to the librarian who came out of retirement to train them. The library now opens on Sundays "
+            "too, and the volunteers have started a repair cafe in the old map room where anyone can bring a broken "
+            "lamp, a torn coat or a bicycle with a flat tyre.</p><p><a href='/featured'>Read more</a></p>")
+# a teaser shorter than the story beside it, as most are
+SHORT = FEATURED.split(" We spoke")[0] + "</p><p><a href='/featured'>Read more</a></p>"
+LAYOUTS = {
+    # the story in a <div>, the teaser in the page's <aside>
+    "aside": ("<div class='story'>{story}</div>", "<aside><article class='featured'>{featured}</article></aside>"),
+    # ... in a sidebar <div>: the page's one <article>, its <h1> beside it
+    "sidebar": ("<div class='story'>{story}</div>",
+                "<div class='sidebar'><article class='featured'>{featured}</article></div>"),
+    # the story an <article> too, holding the page's <h1>, shorter than the teaser
+    "two articles": ("<article class='story'>{story}</article>",
+                     "<div class='sidebar'><article class='featured'>{featured}</article></div>"),
+}
+
+
+def story_page(i: int, layout: str, featured: str = SHORT) -> str:
+    """Story ``i``'s page in ``layout``, the site's ``featured`` teaser beside it."""
+    story_html, featured_html = LAYOUTS[layout]
+    title = TITLES[i]
+    story = f"<h1>{title}</h1><p class='byline'>By our reporter</p><p>{STORIES[title]}</p>"
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title} | The Valley Gazette</title>"
+            "</head><body><header><a class='logo' href='/'>The Valley Gazette</a><nav><a href='/news'>News</a> "
+            "<a href='/sport'>Sport</a> <a href='/business'>Business</a></nav></header><div class='wrap'>"
+            f"{story_html.format(story=story)}{featured_html.format(featured=featured)}</div>"
+            "<footer><p>The Valley Gazette, 12 Bridge Street.</p></footer></body></html>")
+
+
+def decide_all(pages: list[tuple[str, str]]) -> list:
+    """Each page's decision, in order, by one engine over a memory store."""
+    pf = Scheme().build()
+    store = open_store("memory://", pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
+    engine = Engine(pf, store, templates=HostTemplates())
+    return [engine.decide(url, 200, CTYPE, html.encode()) for url, html in pages]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_every_story_beside_the_featured_article_is_kept(layout: str):
+    html = story_page(0, layout, FEATURED)
+    assert "stone bridge" in Extractor().texts(html).content
+    # (a sidebar's teaser longer than the story is not told from a second column of it: both are
+    # the content, and the stories still differ)
+    assert "saved its library" not in Extractor().texts(story_page(0, layout)).content
+    # the case: without v14's rules the teaser was every story's content, and stories were lost
+    before = Extractor(boilerplate_mains_out=False, lone_article=False, titled_article_first=False)
+    assert "saved its library" in before.texts(html).content and "stone bridge" not in before.texts(html).content
+    pf = Scheme(extractor=before).build()
+    pages = [pf.of_html(story_page(i, layout, FEATURED)) for i in range(len(TITLES))]
+    assert sum(same_page(a, b, pf.scheme) for k, b in enumerate(pages) for a in pages[:k]) >= 5
+    for featured in (FEATURED, SHORT):
+        decisions = decide_all([(f"http://news.test/{i}", story_page(i, layout, featured)) for i in range(len(TITLES))])
+        assert [d.outcome for d in decisions] == ["kept"] * len(TITLES)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_copy_of_a_story_is_still_dropped(layout: str):
+    other = SHORT.replace("library", "lido").replace("Market Street", "the riverside")  # another week's teaser
+    decisions = decide_all([(f"http://news.test/{i}", story_page(i, layout)) for i in range(3)]
+                           + [("http://news.test/1?utm=mail", story_page(1, layout, other)),
+                              ("http://mirror.test/1", story_page(1, layout))])
+    assert [d.outcome for d in decisions] == ["kept"] * 3 + ["dropped"] * 2
+    assert all(d.match.url == "http://news.test/1" for d in decisions[3:])
+
+
+def test_a_post_with_comments_and_a_list_of_articles_are_as_they_were():
+    comment = "<article class='comment'><p>{}</p></article>"
+    long_comment = comment.format(" ".join(STORIES.values()))  # longer than the post
+    post = (f"<!DOCTYPE html><html><body><header><h1>Notes</h1></header><article><header><h1>{TITLES[2]}</h1></header>"
+            f"<p>{STORIES[TITLES[2]]}</p></article>{long_comment}{comment.format('Lovely news.')}</body></html>")
+    content = Extractor().texts(post).content
+    assert content.startswith(TITLES[2]) and "stone bridge" not in content  # the post, not the comment
+    # one <article> holding the page's <h1>, and one without an <h1> while the page has none:
+    # the marked content, as before
+    for html in (f"<body><article><h1>{TITLES[3]}</h1><p>{STORIES[TITLES[3]]}</p></article></body>",
+                 f"<body><h2>{TITLES[3]}</h2><article><p>{STORIES[TITLES[3]]}</p></article><p>Related: none</p></body>"):
+        texts = Extractor().texts(html)
+        assert not texts.narrowed and "cathedral green" in texts.content and "Related" not in texts.content
+
+
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory: pytest.TempPathFactory):
+    def site(layout: str, intro: str) -> dict[str, Page]:
+        pages = {f"/{i}.html": Page(CTYPE, story_page(i, layout).encode()) for i in range(len(TITLES))}
+        links = "".join(f"<li><a href='{p}'>{TITLES[i]}</a></li>" for i, p in enumerate(pages))
+        pages["/"] = Page(CTYPE, f"<!DOCTYPE html><html><head><title>News</title></head><body><main><h1>News</h1>"
+                                 f"<p>{intro}</p><ul>{links}</ul></main></body></html>".encode())
+        return pages
+
+    with host(site("sidebar", "The latest from the valley, every day.")) as news, \
+            host(site("aside", "An archive of the Valley Gazette, kept by the county record office.")) as mirror:
+        work = tmp_path_factory.mktemp("featured")
+        store = work / "fp.sqlite"
+        first = crawl([news.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="news")
+        second = crawl([mirror.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
+        yield news.url, first, second
+
+
+def test_a_crawl_keeps_every_story_and_drops_the_mirrors_copies(crawls):
+    news, first, second = crawls
+    for c in (first, second):
+        assert c.returncode == 0 and c.errors() == [], c.log[-3000:]
+    assert first.drops == [] and len(first.items) == len(TITLES) + 1
+    # the mirror shows the teaser in an <aside>: its stories are the news site's, dropped each
+    # as the copy of its own page
+    assert sorted(path_of(d.url) for d in second.drops) == sorted(f"/{i}.html" for i in range(len(TITLES)))
+    assert all(path_of(d.duplicates) == path_of(d.url) and d.duplicates.startswith(news) for d in second.drops)
