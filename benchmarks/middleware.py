@@ -216,7 +216,7 @@ def shares(pf, bodies: list[bytes], repeat: int, whole_way: float, reference: fl
             if tree is None:
                 continue
             root = tree.body
-            query = markup.named(markup.INVISIBLE_NAMES, page.keys)
+            query = markup.invisible_query(page.keys)
             for node in reversed(root.css(query) if query else []):
                 node.decompose()
             t2 = time.perf_counter()

@@ -26,8 +26,10 @@ from ._native import speedups as _speedups  # None: the tags are scanned in nump
 # Never visible, or not text (one query; "head" too when a frameset page has no body). The query
 # names only those whose start tags the page holds (named): a selector list costs lexbor a check
 # of every element against each selector, and most pages use two or three of these.
-INVISIBLE_NAMES = ("script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed", "canvas",
-                   "select")
+INVISIBLE_NAMES = ("script", "style", "noscript", "template", "math", "iframe", "object", "embed", "canvas", "select")
+# An inline SVG's text is shown (a chart's labels, v15), but not its tooltips, descriptions and
+# the shapes it defines for later use: these are left out of a page that holds an <svg>.
+SVG_HIDDEN = ("title", "desc", "metadata", "defs", "symbol")
 # One query finds both what marks the main content (main, article, role=main) and the
 # boilerplate left out when nothing does (nav, header, footer, aside, the navigation, banner,
 # contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
@@ -179,6 +181,10 @@ def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepar
         except UnicodeEncodeError:
             raw, utf8 = html.encode("utf-8", "replace"), None
     tags, starts, names = _tag_scan(raw)
+    if close and _NAME_KEY["template"] in names and _SHADOW_HINT.search(raw):
+        shown = _shadow_roots_shown(html)
+        if shown != html:
+            return prepared(shown, close)
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
         if close and "/>" in html:
             closed = _close_raw_text(html)
@@ -193,6 +199,32 @@ def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepar
     # (lone surrogates: lexbor parses the str without them, the walk read "?" in their place)
     return Prepared(html, utf8, depth > MAX_DEPTH or cost > COST_BUDGET + COST_PER_BYTE * len(raw), names,
                     marks if utf8 is not None else None)
+
+
+# A declarative shadow root (<template shadowrootmode="open">, Chrome's earlier shadowroot="open")
+# is shown in place of its host's children, where the parser would keep it as a template's
+# content, out of the tree's text: its start tag is read as a <div>'s (v15), the end tag
+# </template> then closing nothing (a parser ignores it). A page holding only a host element
+# and its shadow root had no text.
+_SHADOW_HINT = re.compile(rb"shadowroot", re.I)
+_TEMPLATE_START = re.compile(r"<template[\s/]")  # (in the page lower-cased)
+_SHADOW_ATTRIBUTE = re.compile(r"[\s/]shadowroot(?:mode)?\s*=")
+
+
+def _shadow_roots_shown(html: str) -> str:
+    """``html`` with the start tag of each declarative shadow root read as a ``<div>``'s (a tag
+    is read to its first ``>``, once: linear in the page)."""
+    lower, out, pos, end = html.lower(), [], 0, 0
+    for m in _TEMPLATE_START.finditer(lower):
+        if m.start() < end:  # within the tag before
+            continue
+        end = lower.find(">", m.end())
+        if end < 0:
+            break
+        if _SHADOW_ATTRIBUTE.search(lower, m.end() - 1, end):
+            out += (html[pos:m.start()], "<div")
+            pos = m.start() + len("<template")
+    return "".join(out) + html[pos:] if out else html
 
 
 def _tag_scan(raw: bytes) -> tuple[int, list[int], frozenset[int]]:
@@ -244,6 +276,15 @@ def named(names: tuple[str, ...], keys: frozenset[int]) -> str:
     return ", ".join(n for n in names if _NAME_KEY[n] in keys)
 
 
+def invisible_query(keys: frozenset[int]) -> str:
+    """The selector list of the elements never shown of a page whose start tags' keys are
+    ``keys`` (``named``): ``INVISIBLE_NAMES``, and ``SVG_HIDDEN`` inside an ``<svg>``."""
+    query = named(INVISIBLE_NAMES, keys)
+    if _NAME_KEY["svg"] in keys:
+        query = ", ".join(filter(None, (query, ", ".join(f"svg {n}" for n in SVG_HIDDEN))))
+    return query
+
+
 _ALNUM_BYTE = np.zeros(256, dtype=bool)
 _ALNUM_BYTE[[*range(ord("a"), ord("z") + 1), *range(ord("0"), ord("9") + 1)]] = True
 
@@ -267,7 +308,7 @@ def _keys_of(names) -> np.ndarray:
 
 
 _SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
-_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES + ("table",)}
+_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES + ("table", "svg")}
 _SWALLOWER_KEY_BYTES = _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 

@@ -1,7 +1,8 @@
 """HTML -> visible text, with selectolax (lexbor): a page's *content* text and its *whole* text.
 
 ``Extractor.texts(html)`` gives both. The whole text is every visible word of the page (what a
-reader sees, menus included); the content text depends on the mode:
+reader sees, menus included: an inline SVG's labels and a declarative shadow root's text too,
+v15, ``markup.SVG_HIDDEN``, ``markup.prepared``); the content text depends on the mode:
 
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
@@ -73,7 +74,7 @@ from typing import Callable, Literal
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
-from .markup import INVISIBLE_NAMES, flat_text, marked_query, named, prepared
+from .markup import flat_text, invisible_query, marked_query, prepared
 from .parse import parsed
 from .weights import HEADINGS, MAX_KIDS, elements, in_copy, kid_frees, nonblank, table_frees, tree_table, weigher
 
@@ -248,7 +249,7 @@ class Extractor:
         if tree is None:
             text = flat_text(html)
             return PageText(text, text, flat=True)
-        invisible_query = named(INVISIBLE_NAMES, names)
+        hidden = invisible_query(names)
         root = tree.body
         # A frameset document has no body; one that had content before its <frameset> keeps a
         # body detached from the tree (no parent), holding none of the page's text.
@@ -256,9 +257,9 @@ class Extractor:
             root = tree.root
             if root is None:
                 return PageText("", "")
-            invisible = root.css(", ".join(filter(None, (invisible_query, "head"))))
+            invisible = root.css(", ".join(filter(None, (hidden, "head"))))
         else:
-            invisible = root.css(invisible_query) if invisible_query else []
+            invisible = root.css(hidden) if hidden else []
         # Last first: a match inside another is removed before the one holding it (one query over
         # the tree instead of one per tag, as strip_tags does; half the time on large pages).
         for node in reversed(invisible):

@@ -25,8 +25,10 @@ from ..tokens import UNSPACED
 
 # Elements whose text no reader sees: a list of the truth's own, as ``markup.INVISIBLE_NAMES`` is the
 # extraction's, so that a choice of the extraction's is never the truth's too.
-_UNSEEN = ("script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "embed",
-           "canvas", "select")
+# An inline SVG's text (a chart's labels) and a declarative shadow root's are seen.
+_UNSEEN = ("script", "style", "noscript", "template", "head", "math", "iframe", "object", "embed", "canvas",
+           "select", "desc", "metadata", "defs", "symbol")
+_SHADOW_ROOT = ("shadowrootmode", "shadowroot")
 # A character of a script written without spaces, or a run of letters, digits and combining
 # marks of any other (Thaana's vowels, Hindi's vowel signs are marks).
 _WORD = re.compile(f"[{UNSPACED}]|(?:[^\\W_{UNSPACED}]|[{MARKS}])+")
@@ -57,6 +59,11 @@ def visible_words(html: str) -> list[str]:
                                              parser=lxml.html.HTMLParser(encoding="utf-8"))
     except (lxml.etree.ParserError, ValueError):  # empty, or nothing but a comment
         return []
+    for template in root.iter("template"):
+        if any(a in template.attrib for a in _SHADOW_ROOT):
+            template.tag = "div"
+    for svg in root.iter("svg"):
+        lxml.etree.strip_elements(svg, "title", with_tail=False)
     lxml.etree.strip_elements(root, *_UNSEEN, lxml.etree.Comment, lxml.etree.ProcessingInstruction,
                               with_tail=False)
     return [w for w in _WORD.findall(" ".join(root.itertext()).casefold()) if not w.isdigit()]
