@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Literal
 from urllib.parse import urlsplit
 
-from .fingerprints import PAGE_BITS, PageFingerprints, PageFingerprinter
+from .fingerprints import MINOR_SHARE, PAGE_BITS, PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, Query, StoreError
 from .templates import HostTemplates, content_lines, whole_lines, without
 from .text import PageText, decode_html
@@ -209,10 +209,12 @@ class Engine:
 
 def shareable(page: PageFingerprints, texts: PageText) -> bool:
     """Whether a page's content block may be its host's rather than its own
-    (``PageFingerprints.shared``): a block the narrowing chose, not one its markup marks (whose
-    copy at another URL of the host, beside another sidebar, is the page again), of a page
-    neither short nor a sliver (whose content fingerprint counts its whole text already)."""
-    return texts.narrowed and not (page.exact or page.sliver)
+    (``PageFingerprints.shared``): a block the narrowing chose, or one its markup marks that
+    holds less than ``MINOR_SHARE`` of its text (a thread's opening post, repeated above each
+    page's own replies; a marked block holding most of the page, at another URL of the host
+    beside another sidebar, is the page again), of a page neither short nor a sliver (whose
+    content fingerprint counts its whole text already)."""
+    return (texts.narrowed or texts.share < MINOR_SHARE) and not (page.exact or page.sliver)
 
 
 def _host(url: str) -> str:

@@ -34,7 +34,7 @@ SVG_HIDDEN = ("title", "desc", "metadata", "defs", "symbol")
 # boilerplate left out when nothing does (nav, header, footer, aside, the navigation, banner,
 # contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
 # (Its elements by name, too, only those whose start tags the page holds.)
-MARKED_NAMES = ("main", "article", "nav", "header", "footer", "aside")
+MARKED_NAMES = ("main", "article", "nav", "header", "footer", "aside", "dialog")
 MARKED_ATTRIBUTE_NAMES = ("role", "hidden", "aria-hidden")
 
 MAX_DEPTH = 512

@@ -15,8 +15,8 @@ v15, ``markup.SVG_HIDDEN``, ``markup.prepared``); the content text depends on th
   (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
   elements holding headings never edges: v11),
-  else the body without ``nav``, ``header``, ``footer``, ``aside`` and
-  navigation/banner/contentinfo/complementary landmarks, narrowed to its content block (v9):
+  else the body without ``nav``, ``header``, ``footer``, ``aside``, ``dialog`` and
+  navigation/banner/contentinfo/complementary landmarks and dialogs (v15), narrowed to its content block (v9):
 
   1. from the body down, while one child element holds more than half of the text
      (``dominant_share``), step into it -- a page template's content ``<div>``, without the
@@ -84,8 +84,9 @@ EXTRACT_MODES: tuple[str, ...] = ("main", "body")
 
 # How the marked elements (markup.MARKED_NAMES, MARKED_ATTRIBUTE_NAMES) are sorted.
 _MAIN_TAGS = frozenset(("main", "article"))
-_BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside"))
-_BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary"))
+# (a dialog, v15: a consent platform's, larger than a short story beside it, is no page's content)
+_BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside", "dialog"))
+_BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog"))
 
 MAX_STEPS = 64
 # A page of more <h1> elements than this has no one title: the rules about where the page's
