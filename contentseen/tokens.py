@@ -190,12 +190,13 @@ def word_sequence(text: str, numbers: bool = False) -> list[bytes]:
 
 
 def mostly_numbers(tokens: "Mapping[bytes, int] | HashedTokens") -> bool:
-    """Whether at least ``NUMBERS_SHARE`` of the ``tokens`` (counted) are numbers."""
+    """Whether at least ``NUMBERS_SHARE`` of the ``tokens`` (counted), and ``NUMBERS_MIN`` of
+    them, are numbers."""
     if isinstance(tokens, HashedTokens):
         total, numbers = int(tokens.counts.sum()), int(tokens.counts[tokens.digits].sum())
     else:
         total, numbers = sum(tokens.values()), sum(n for t, n in tokens.items() if t.isdigit())
-    return total > 0 and numbers >= NUMBERS_SHARE * total
+    return numbers >= NUMBERS_MIN and numbers >= NUMBERS_SHARE * total
 
 
 def _tokens(text: str) -> list[str]:
@@ -213,6 +214,10 @@ def _tokens(text: str) -> list[str]:
 # Two box scores of one team had the same words (content distance 0, Jaccard 0.13 with their
 # numbers); 0.04% of the installed documentation pages' contents are half numbers or more.
 NUMBERS_SHARE = 0.5
+# ... and at least this many: a short table of contents whose numbers are its sections' (Racket's
+# "15.1 Paths ... 15.10", 20 of 39 tokens) is told by its words, and a mirror's timestamp, five
+# numbers in its content, moved it 5 bits. A box score holds 374 numbers, a page of share prices 80.
+NUMBERS_MIN = 50
 
 
 def without_numbers(counts: Counter[bytes]) -> Counter[bytes]:

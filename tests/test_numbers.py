@@ -19,7 +19,7 @@ from contentseen.engine import Engine
 from contentseen.fingerprints import Scheme, same_page
 from contentseen.pure_python import left_out
 from contentseen.stores import open_store
-from contentseen.tokens import NUMBERS_SHARE, AsciiWords, Words, mostly_numbers, token_counts
+from contentseen.tokens import NUMBERS_MIN, NUMBERS_SHARE, AsciiWords, Words, mostly_numbers, token_counts
 
 CTYPE = "text/html; charset=utf-8"
 PLAYERS = ["Avery Brooks", "Jordan Ellis", "Morgan Hale", "Casey Vaughn", "Riley Santos", "Quinn Marsh",
@@ -74,8 +74,11 @@ def test_a_copy_of_a_box_score_is_still_dropped():
 
 
 def test_numbers_count_only_where_they_are_most_of_the_text():
-    assert NUMBERS_SHARE == 0.5
-    assert mostly_numbers(token_counts("1 2 3 words")) and not mostly_numbers(token_counts("1 2 three more words"))
+    assert (NUMBERS_SHARE, NUMBERS_MIN) == (0.5, 50)
+    numbers = " ".join(map(str, range(50)))
+    assert mostly_numbers(token_counts(f"{numbers} {'word ' * 50}"))
+    assert not mostly_numbers(token_counts(f"{numbers} {'word ' * 51}"))  # less than half
+    assert not mostly_numbers(token_counts(" ".join(map(str, range(49)))))  # too few: a contents' sections
     assert not mostly_numbers(token_counts(""))
     # a story whose date and counts changed is the same story
     story = ("<html><body><main><h1>Harbour City win again</h1><p>{} Harbour City beat Lakeside by {} points on a "
@@ -86,7 +89,7 @@ def test_numbers_count_only_where_they_are_most_of_the_text():
     a, b = pf.of_html(story.format("December 25, 2025:", 12, 31, 8000)), pf.of_html(story.format("December 26, 2026:", 9, 28, 7500))
     assert a.fingerprint == b.fingerprint
     # a subclass counting its own words is left as it was
-    assert not AsciiWords().numbers(token_counts("1 2 3"))
+    assert not AsciiWords().numbers(token_counts(numbers))
 
 
 @pytest.fixture(scope="module")
