@@ -37,7 +37,7 @@ from .errors import ContentSeenError
 from .features import Features, HashedFeatures, Vocabulary
 from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix64, table_digest
 from .simhash import MAX_K, QUANTUM, SimHasher
-from .text import EXTRACT_MODES, Extract, Extractor, PageText, html_and_utf8
+from .text import EXTRACT_MODES, MINOR_SHARE, Extract, Extractor, PageText, html_and_utf8
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, stopword_bytes,
                      token_counts, tokenize, word_counts, word_sequence)
 
@@ -94,13 +94,12 @@ PAGE_FEATURES = 65536
 PAGE_DISTANCE = 10
 # How many times a content word counts in the whole-page fingerprint (see _page_fingerprint).
 CONTENT_BOOST = 2
-# A page whose content holds less than this share of its visible text is dropped only when its
-# whole page is within MINOR_PAGE_RATIO of the page distance (8 of 10): its content fingerprint
+# A page whose content holds less than MINOR_SHARE (text.py) of its visible text is dropped only
+# when its whole page is within MINOR_PAGE_RATIO of the page distance (8 of 10): its content fingerprint
 # vouches for less than half of what a reader sees, so the rest must agree more closely. Found on
 # GHC's base library (Haddock): modules of one maintainer share an info table taken as their
 # content (34% and 45% of their text), with whole pages 10 apart (README, "Detection quality").
 # Only the page checked is known (the stores keep no share): 0.5, not 0.4, catches both orders.
-MINOR_SHARE = 0.5
 MINOR_PAGE_RATIO = 0.8
 # The whole-page distance within which a page whose content block its host shows on other pages
 # too is dropped against a page of its own host (``PageFingerprints.shared``, ``Engine.check``):

@@ -161,7 +161,7 @@ class Prepared(NamedTuple):
     marks: int | None  # of the marked names and attributes of its start tags (``marked_query``)
 
 
-def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepared:
+def prepared(html: str, close: bool = True, utf8: bytes | None = None, shadows: bool = True) -> Prepared:
     """``html`` with its self-closed raw-text elements closed (``_close_raw_text``), the same as
     UTF-8 (what lexbor parses: given it, the parser does not encode the page again; None when
     ``html`` holds lone surrogates, which it drops), whether the tree builder would read it in
@@ -171,7 +171,8 @@ def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepar
     tags (``_tag_scan``) counts them and finds the names: a self-closed element is looked for
     only at tags of such a name, so a page without one costs nothing more; a page of at most
     ``MAX_DEPTH`` tags is never that deep, nor one of at most 4 KiB that costly. ``utf8``:
-    ``html`` as UTF-8, when the caller has it (not encoded again).
+    ``html`` as UTF-8, when the caller has it (not encoded again). Declarative shadow roots are
+    read in place first (``_shadow_roots_shown``; ``shadows=False``: they were).
     """
     if utf8 is not None:
         raw = utf8
@@ -181,17 +182,17 @@ def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepar
         except UnicodeEncodeError:
             raw, utf8 = html.encode("utf-8", "replace"), None
     tags, starts, names = _tag_scan(raw)
-    if close and _NAME_KEY["template"] in names and _SHADOW_HINT.search(raw):
+    if shadows and _NAME_KEY["template"] in names and _SHADOW_HINT.search(raw):
         shown = _shadow_roots_shown(html)
         if shown != html:
-            return prepared(shown, close)
+            return prepared(shown, close, shadows=False)
     if tags <= MAX_DEPTH:  # a few tags: too few to nest deeply, few to search
         if close and "/>" in html:
             closed = _close_raw_text(html)
             if closed != html:
-                return prepared(closed, close=False)
+                return prepared(closed, close=False, shadows=False)
     elif close and any(_SELF_CLOSED_RAW_AT.match(raw, at) for at in starts):
-        return prepared(_close_raw_text(html), close=False)
+        return prepared(_close_raw_text(html), close=False, shadows=False)
     # (a tag's attributes take two bytes each: a page of 4 KiB cannot cost COST_BUDGET)
     if tags <= MAX_DEPTH and len(raw) <= 4096:
         return Prepared(html, utf8, False, names, None)
@@ -207,23 +208,33 @@ def prepared(html: str, close: bool = True, utf8: bytes | None = None) -> Prepar
 # </template> then closing nothing (a parser ignores it). A page holding only a host element
 # and its shadow root had no text.
 _SHADOW_HINT = re.compile(rb"shadowroot", re.I)
-_TEMPLATE_START = re.compile(r"<template[\s/]")  # (in the page lower-cased)
-_SHADOW_ATTRIBUTE = re.compile(r"[\s/]shadowroot(?:mode)?\s*=")
+_TEMPLATE_TAG = re.compile(r"<(/?)template(?=[\s/>])", re.I | re.A)
+_SHADOW_ATTRIBUTE = re.compile(r"[\s/]shadowroot(?:mode)?\s*=", re.I | re.A)
 
 
 def _shadow_roots_shown(html: str) -> str:
-    """``html`` with the start tag of each declarative shadow root read as a ``<div>``'s (a tag
-    is read to its first ``>``, once: linear in the page)."""
-    lower, out, pos, end = html.lower(), [], 0, 0
-    for m in _TEMPLATE_START.finditer(lower):
+    """``html`` with the start tag of each declarative shadow root read as a ``<div>``'s, but
+    inside an ordinary template (whose end tag the shadow root's would then take: the rest of
+    it shown). One pass over the template tags, each read to its first ``>`` once."""
+    out, pos, end, open_tags, ordinary = [], 0, 0, [], 0
+    for m in _TEMPLATE_TAG.finditer(html):
         if m.start() < end:  # within the tag before
             continue
-        end = lower.find(">", m.end())
+        end = html.find(">", m.end())
         if end < 0:
             break
-        if _SHADOW_ATTRIBUTE.search(lower, m.end() - 1, end):
+        if m.group(1):  # an end tag closes the template open last, if any
+            if open_tags:
+                ordinary -= not open_tags.pop()
+            continue
+        # (a tag holding "<" is left as it is: read flat, "<div" would be shown as text)
+        shadow = not ordinary and _SHADOW_ATTRIBUTE.search(html, m.end(), end) is not None and (
+            html.find("<", m.end(), end) < 0)
+        open_tags.append(shadow)
+        ordinary += not shadow
+        if shadow:
             out += (html[pos:m.start()], "<div")
-            pos = m.start() + len("<template")
+            pos = m.end()
     return "".join(out) + html[pos:] if out else html
 
 

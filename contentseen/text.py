@@ -76,7 +76,8 @@ from w3lib.encoding import html_to_unicode
 
 from .markup import flat_text, invisible_query, marked_query, prepared
 from .parse import parsed
-from .weights import HEADINGS, MAX_KIDS, elements, in_copy, kid_frees, nonblank, table_frees, tree_table, weigher
+from .weights import (HEADINGS, MAX_KIDS, elements, free_weights, in_copy, kid_frees, nonblank, table_frees,
+                      tree_table, weigher)
 
 
 Extract = Literal["main", "body"]
@@ -89,6 +90,11 @@ _BOILERPLATE_TAGS = frozenset(("nav", "header", "footer", "aside", "dialog"))
 _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog"))
 
 MAX_STEPS = 64
+# A page whose content holds less than this share of its visible text is held to a closer whole
+# page (``fingerprints.Scheme.page_limit``), and one marking its content with less than this
+# share of its text outside its boilerplate may show a block of its host's (``PageText.own_share``,
+# ``engine.shareable``).
+MINOR_SHARE = 0.5
 # A page of more <h1> elements than this has no one title: the rules about where the page's
 # title is (v13, v14) are not applied (the walk up from 100,000 of them took 0.5 s).
 MAX_TITLES = 1000
@@ -146,7 +152,12 @@ class PageText:
     ``sliver`` when the content block holds little of the page's text (then the content
     fingerprint counts the whole text too); ``share``: the content's non-blank characters over
     the whole text's; ``narrowed`` when the content block was found by weighing the body's
-    elements (the pages a sliver can be; not those marking their main content)."""
+    elements (the pages a sliver can be; not those marking their main content); ``own_share``:
+    on a page marking its content with a ``share`` under ``MINOR_SHARE``, the content's share of
+    the text outside links and outside the page's boilerplate (its menus, sidebars, header and
+    footer), else 1; ``beside_title``: the marked content is one ``<article>`` beside the page's
+    ``<h1>``, lighter than the block holding it (a post under its title, or a site's featured
+    teaser beside a shorter story: which one, the host's other pages tell)."""
 
     content: str
     whole: str
@@ -154,6 +165,8 @@ class PageText:
     sliver: bool = False
     share: float = 1.0
     narrowed: bool = False
+    own_share: float = 1.0
+    beside_title: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,23 +295,32 @@ class Extractor:
         if mains and boilerplate and self.boilerplate_mains_out:
             mains = _outside(mains, boilerplate)
         outer = mains if len(mains) < 2 else _outermost(mains)
-        teaser = None  # a lone <article> beside the page's title, narrowed as a page marking none
+        teaser = None  # a lone <article> beside the page's own text: left out, the page read unmarked
+        beside_title = False
         if outer and self.titled_articles and all(map(_is_article, outer)) and (len(outer) > 1 or self.lone_article):
-            # (a page of too many titles: as if each article held its own)
-            titled, beside = _h1_places(root, outer, boilerplate) or (outer, False)
-            if not titled and beside:
-                teaser, outer = (outer[0] if len(outer) == 1 and _outside(outer, boilerplate) else None), []
-            elif len(titled) == 1 and self.titled_article_first:
+            places = _h1_places(root, outer, boilerplate)  # (None: a page of too many titles)
+            titled, title = places if places is not None else (outer, None)
+            if not titled and title is not None:
+                if len(outer) > 1:
+                    outer = []
+                elif _outside(outer, boilerplate):
+                    if _outweighs(root, _title_block(title, outer[0]), outer[0], self.weigh_bytes):
+                        teaser, outer = outer[0], []
+                    else:
+                        beside_title = True
+            elif len(titled) == 1 and title is None and self.titled_article_first:
                 outer = titled
         if outer:
             main = outer[0] if len(outer) == 1 else max(outer, key=lambda n: len(n.text(separator=" ")))
             if self.main_edges and self.edge_share > 0:
                 self._drop_main_edges(tree, main)
             content = main.text(separator="\n")
-            return PageText(content, whole, share=content_share(content, whole))
+            share = content_share(content, whole)
+            own = _own_share(root, main, boilerplate, self.weigh_bytes) if share < MINOR_SHARE else 1.0
+            return PageText(content, whole, share=share, own_share=own, beside_title=beside_title)
         for node in boilerplate:
             node.decompose()
-        if teaser is not None and _minor(tree, root, teaser, self.weigh_bytes):
+        if teaser is not None:
             teaser.decompose()
         if self.narrow:
             root = self._content_block(tree, root)
@@ -564,18 +586,19 @@ def _is_article(node) -> bool:
     return node.tag == "article" and node.attributes.get("role") != "main"
 
 
-def _h1_places(root, articles: list, boilerplate: list) -> tuple[list, bool] | None:
+def _h1_places(root, articles: list, boilerplate: list) -> tuple[list, object] | None:
     """Those of ``articles`` (apart from each other) holding an ``<h1>`` (in their own header
-    too), and whether ``root`` holds one outside them and the ``boilerplate`` (a site's name in
-    its header is not the page's title); None for a page of more than ``MAX_TITLES`` of them,
-    whose title is no one heading. The walks up from the headings share their way (``_held``)."""
+    too), and the first ``<h1>`` of ``root`` outside them and the ``boilerplate`` (a site's name
+    in its header is not the page's title), or None; None for a page of more than
+    ``MAX_TITLES`` of them, whose title is no one heading. The walks up from the headings share
+    their way (``_held``)."""
     headings = root.css("h1")
     if len(headings) > MAX_TITLES:
         return None
     at = {n.mem_id: n for n in articles}
     groups, held, owners = (set(at), {n.mem_id for n in boilerplate}), {}, {}
     titled: dict[int, object] = {}
-    beside = False
+    title = None
     for h1 in headings:
         in_article, in_boilerplate = _held(h1, groups, held)
         if in_article:
@@ -583,9 +606,9 @@ def _h1_places(root, articles: list, boilerplate: list) -> tuple[list, bool] | N
             titled[owner] = at[owner]
             if len(titled) > 1:  # no title of the page's: what is beside no longer matters
                 break
-        else:
-            beside = beside or not in_boilerplate
-    return [n for n in articles if n.mem_id in titled], beside
+        elif title is None and not in_boilerplate:
+            title = h1
+    return [n for n in articles if n.mem_id in titled], title
 
 
 def _owner(node, at: dict, owners: dict[int, int]) -> int:
@@ -600,10 +623,36 @@ def _owner(node, at: dict, owners: dict[int, int]) -> int:
     return owner
 
 
-def _minor(tree: LexborHTMLParser, body, node, in_bytes: bool) -> bool:
-    """Whether ``node`` holds less than half of ``body``'s text outside links (``weights``)."""
-    weights = weigher(tree, body, in_bytes)
-    return weights is not None and 2 * weights.of(node)[0] < weights.of(body)[0]
+def _title_block(title, article):
+    """The element holding ``title`` (an ``<h1>`` outside ``article``) beside an element holding
+    ``article`` (children of the element holding both): the page's own block beside it (a
+    story's ``<div>``), or the heading itself where it stands beside the article."""
+    above = set()
+    node = article.parent
+    while node is not None:
+        above.add(node.mem_id)
+        node = node.parent
+    node = title
+    while node.parent is not None and node.parent.mem_id not in above:
+        node = node.parent
+    return node
+
+
+def _outweighs(body, node, other, in_bytes: bool) -> bool:
+    """Whether ``node`` holds more text outside links than ``other`` (``weights.free_weights``)."""
+    mine, theirs = free_weights(body, [node, other], in_bytes)
+    return mine > theirs
+
+
+def _own_share(body, main, boilerplate: list, in_bytes: bool) -> float:
+    """``main``'s share of the text outside links of ``body`` less its ``boilerplate`` outside
+    ``main`` (``PageText.own_share``, ``weights.free_weights``): a list of latest posts beside a
+    story, all links, leaves it whole; a thread's replies beside its opening post do not."""
+    # (the main's own edges, a header among them, are out of the tree already: no parent)
+    chrome = [n for n in _outermost(_outside(boilerplate, [main])) if n.parent is not None]
+    own, total, *others = free_weights(body, [main, body, *chrome], in_bytes)
+    rest = total - sum(others)
+    return min(1.0, own / rest) if rest > 0 else 1.0
 
 
 def _outside(nodes: list, others: list) -> list:
@@ -617,8 +666,7 @@ def _outermost(nodes: list) -> list:
     text of each of 500 nested <article> took time quadratic in the page, 1 s at 300 KB). The
     longest text is among them: an inner one's text is part of its outer one's, which comes
     first."""
-    groups, held = ({n.mem_id for n in nodes},), {}
-    return [n for n in nodes if not _held(n.parent, groups, held)[0]]
+    return _outside(nodes, nodes)
 
 
 def _held(node, groups: tuple[set[int], ...], held: dict[int, tuple[bool, ...]]) -> tuple[bool, ...]:

@@ -271,7 +271,7 @@ def read_text_file(path: str | os.PathLike[str], what: str, allow_empty: bool = 
 class Words:
     """The tokenising stage: a page's content text -> the counts of the words (UTF-8 bytes) its
     content fingerprint is made of. The default: tokens of any script, lower-cased, numbers
-    left out. Subclass it (``counts`` and ``name``) and give it as ``Scheme(words=...)`` or
+    left out but in a text made mostly of them (``numbers``). Subclass it (``counts`` and ``name``) and give it as ``Scheme(words=...)`` or
     ``CONTENTSEEN_WORDS = "package.Class"``; ``name`` enters the store's scheme, so stores
     never mix fingerprints of two stages."""
 

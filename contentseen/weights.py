@@ -177,6 +177,19 @@ def _free(node, in_bytes: bool) -> int:
     return chars(node, in_bytes) - sum(chars(a, in_bytes) for a in outer)
 
 
+def free_weights(body, nodes: list, in_bytes: bool) -> list[int]:
+    """The weight outside links of each of ``nodes`` (elements below ``body``, or ``body``): read
+    from one C walk of ``body`` where the speedups can (``tree_table``), else each node's own
+    (``_free``): the same figures. An element inside a link weighs 0."""
+    table = tree_table(body, in_bytes)
+    if table is not None:
+        try:
+            return [max(table.of(n)[0], 0) for n in nodes]
+        except KeyError:  # not an element of the tree weighed
+            pass
+    return [max(_free(n, in_bytes), 0) for n in nodes]
+
+
 def weigher(tree: LexborHTMLParser, body, in_bytes: bool) -> Weigher | None:
     """The weights of the elements of ``tree``'s ``body`` (None when the tree cannot be copied)."""
     table = tree_table(body, in_bytes)
