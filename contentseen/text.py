@@ -29,7 +29,8 @@ v15, ``markup.SVG_HIDDEN``, ``markup.prepared``); the content text depends on th
      content; nor before such a sibling (``headings_after``, v8): the child is the preamble of
      titled sections (an index's introduction before its lettered lists); nor into a child
      whose class or id names it a footer or a copyright notice
-     (``closing_names``): on a short page of links the copyright notice holds most of the text
+     (``closing_names``; nor one whose class is an overlay's, "modal", "popup", "lightbox":
+     ``overlay_names``, v15): on a short page of links the copyright notice holds most of the text
      outside links; a block reached whose text outside links is all in such children (a
      layout table around the notice) is closing matter too: the narrowing steps back and
      weighs it out (``closing_steps_back``, v8). Text is weighed without link text, so a menu
@@ -195,6 +196,10 @@ class Extractor:
     titled_sections: bool = True
     # Never step into a child whose class or id names it a footer or a copyright notice (v7).
     closing_names: bool = True
+    # ... nor into one whose class is "modal", "popup" or "lightbox" (v15, a whole word of it: a
+    # release note's section id ending "-related-popup" is content): a shop's size guide, a
+    # table in a <div class="modal"> shown by script, was every product page's content.
+    overlay_names: bool = True
     # A block reached whose text outside links is all in such children is closing matter too:
     # step back and weigh it out; and none of them is the body's element holding the most text
     # outside links, which the edge rule never passes over (v8).
@@ -363,7 +368,8 @@ class Extractor:
             # all of the text outside links (a copyright notice beside a short page of links):
             # the others are weighed alone, and with nothing left the block is kept whole.
             closing = [j for j, k in enumerate(kids)
-                       if sizes[j] and (_named_closing(k) or k.mem_id in closing_blocks)] if self.closing_names else []
+                       if sizes[j] and (_named_closing(k, self.overlay_names) or k.mem_id in closing_blocks)
+                       ] if self.closing_names else []
             if body_rule:
                 # The body's small edge elements are never its content, even when they hold
                 # most of the text outside links (a notice beside a list of links), unless
@@ -523,11 +529,16 @@ def content_share(content: str, whole: str) -> float:
     return nonblank(content) / total if total else 1.0
 
 
-def _named_closing(node) -> bool:
-    """Whether ``node``'s class or id names it a footer or a copyright notice."""
+_OVERLAY_CLASSES = frozenset(("modal", "popup", "lightbox"))
+
+
+def _named_closing(node, overlays: bool = False) -> bool:
+    """Whether ``node``'s class or id names it a footer or a copyright notice, or (``overlays``)
+    its class an overlay shown by script (``Extractor.overlay_names``)."""
     attrs = node.attributes
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-    return "footer" in names or "copyright" in names
+    classes = (attrs.get("class") or "").lower()
+    names = f"{classes} {(attrs.get('id') or '').lower()}"
+    return "footer" in names or "copyright" in names or (overlays and not _OVERLAY_CLASSES.isdisjoint(classes.split()))
 
 
 def _weighed_out(candidates: list[int], rest: int, out: list[int]) -> tuple[list[int], int]:
