@@ -11,7 +11,8 @@ v15, ``markup.SVG_HIDDEN``, ``markup.prepared``); the content text depends on th
   page's only ``<h1>`` (``titled_article_first``, v14); but not ``<article>`` elements none of
   which holds an ``<h1>`` while the page holds one beside them: several are the items of a list
   (``titled_articles``, v13), one a teaser beside the page's own text (``lone_article``, v14),
-  left out when it holds less than half the text outside links -- without its edge elements
+  left out where the element holding the title outweighs it (else kept, ``PageText.beside_title``)
+  -- without its edge elements
   (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
   elements holding headings never edges: v11),
@@ -247,9 +248,10 @@ class Extractor:
     # archive, and the largest, one post on many tags, was the content of every archive showing it.
     titled_articles: bool = True
     # ... and so is a page whose one marked element is such an ``<article>`` (v14), left out
-    # when it holds less than half the text outside links: a news story in an unmarked <div>
-    # beside the site's "featured" <article> (a teaser, the same on every story page) had the
-    # teaser for its content, and different stories were dropped.
+    # first, where the element holding the page's title outweighs it (else it stays the content,
+    # ``PageText.beside_title``): a news story in an unmarked <div> beside the site's "featured"
+    # <article> (a teaser, the same on every story page) had the teaser for its content, and
+    # different stories were dropped.
     lone_article: bool = True
     # A marked element inside the page's boilerplate (an <article> in an <aside>, a footer's
     # "latest posts") is not its main content (v14): the same teaser, in an <aside>.
