@@ -287,6 +287,7 @@ def named(names: tuple[str, ...], keys: frozenset[int]) -> str:
     return ", ".join(n for n in names if _NAME_KEY[n] in keys)
 
 
+@functools.lru_cache(maxsize=256)
 def invisible_query(keys: frozenset[int]) -> str:
     """The selector list of the elements never shown of a page whose start tags' keys are
     ``keys`` (``named``): ``INVISIBLE_NAMES``, and ``SVG_HIDDEN`` inside an ``<svg>``."""

@@ -192,11 +192,12 @@ def word_sequence(text: str, numbers: bool = False) -> list[bytes]:
 def mostly_numbers(tokens: "Mapping[bytes, int] | HashedTokens") -> bool:
     """Whether at least ``NUMBERS_SHARE`` of the ``tokens`` (counted), and ``NUMBERS_MIN`` of
     them, are numbers."""
+    # (most texts hold a few numbers: their total is not summed)
     if isinstance(tokens, HashedTokens):
-        total, numbers = int(tokens.counts.sum()), int(tokens.counts[tokens.digits].sum())
-    else:
-        total, numbers = sum(tokens.values()), sum(n for t, n in tokens.items() if t.isdigit())
-    return numbers >= NUMBERS_MIN and numbers >= NUMBERS_SHARE * total
+        numbers = int(tokens.counts[tokens.digits].sum())
+        return numbers >= NUMBERS_MIN and numbers >= NUMBERS_SHARE * int(tokens.counts.sum())
+    numbers = sum(n for t, n in tokens.items() if t.isdigit())
+    return numbers >= NUMBERS_MIN and numbers >= NUMBERS_SHARE * sum(tokens.values())
 
 
 def _tokens(text: str) -> list[str]:
