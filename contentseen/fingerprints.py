@@ -67,8 +67,8 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 #      page marking none: the items of a list, not its content.
 # v14: a marked element inside the page's boilerplate is not its main content; of several
 #      <article> elements the one holding the page's only <h1> is; one <article> without an <h1>
-#      beside the page's is narrowed as a page marking none, left out when it holds less than
-#      half the text outside links.
+#      beside the page's is left out, the page narrowed as one marking none, where the element
+#      holding the title outweighs it.
 # v15: an inline SVG's text is read (not its titles, descriptions and definitions), and a
 #      declarative shadow root's content; a dialog (<dialog>, role=dialog) is boilerplate, and an
 #      element of class "modal", "popup" or "lightbox" never the content block.

@@ -18,9 +18,9 @@ agree with a stored page. Stored fingerprints never depend on what was learned, 
 entries do not depend on crawl order.
 
 The same counts tell the engine when a page's content block is no page's own: when every line
-at the start and end of a block the narrowing chose is on another page of its host too
-(``shared``: a shop's delivery panel, larger than each product's description, taken for the
-content of every product page), its content fingerprint matches every page of the host showing
+at the start and end of a block the narrowing chose (or of a marked one that may be its host's:
+``engine.shareable``) is on another page of its host too (``shared``: a shop's delivery panel,
+larger than each product's description, taken for the content of every product page), its content fingerprint matches every page of the host showing
 that block, and the engine drops it against a page of its own host only when their whole pages
 agree within a few bits (``fingerprints.SHARED_PAGE_DISTANCE``); no fingerprint depends on it
 either.
