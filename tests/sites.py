@@ -20,7 +20,8 @@ from crawl_process import CrawlResult, Drop, run_crawl
 from contentseen import demosite
 from contentseen.demosite import Page, Site
 
-__all__ = ["Crawl", "Drop", "Host", "crawl", "delivery_site", "generated_site", "host", "offline_fingerprinter"]
+__all__ = ["Crawl", "Drop", "Host", "crawl", "delivery_site", "generated_site", "host", "offline_fingerprinter",
+           "site_then_mirror", "with_index"]
 
 
 @dataclass
@@ -105,6 +106,26 @@ def crawl(
 ) -> Crawl:
     """A real ``python -m scrapy crawl site`` process (cwd ``workdir``, feed and log there)."""
     return Crawl(run_crawl(start_urls, workdir, "sqlite:///" + str(store), settings, name=name, timeout=90))
+
+
+def with_index(pages: dict[str, Page], title: str, intro: str, labels: Sequence[str]) -> dict[str, Page]:
+    """``pages`` and, at ``/``, an index page titled ``title``: ``intro``, then a link to each
+    page, labelled by ``labels`` in order (its own intro keeps a mirror's index apart from the
+    site's)."""
+    links = "".join(f"<li><a href='{p}'>{label}</a></li>" for p, label in zip(pages, labels))
+    index = (f"<!DOCTYPE html><html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{intro}</p>"
+             f"<ul>{links}</ul></main></body></html>")
+    return {**pages, "/": Page("text/html; charset=utf-8", index.encode())}
+
+
+def site_then_mirror(work: Path, site: Site, mirror: Site, name: str) -> tuple[str, Crawl, Crawl]:
+    """A crawl of ``site`` from ``/``, then one of its ``mirror``, one request at a time, into one
+    SQLite store in ``work``: the site's URL and the two crawls."""
+    with host(site) as first_host, host(mirror) as mirror_host:
+        store = work / "fp.sqlite"
+        first = crawl([first_host.u("/")], work, store, "CONCURRENT_REQUESTS=1", name=name)
+        second = crawl([mirror_host.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
+        return first_host.url, first, second
 
 
 def path_of(url: str) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from sites import crawl, host, path_of
+from sites import path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
 from contentseen.engine import Engine
@@ -168,19 +168,11 @@ def test_a_post_with_comments_and_a_list_of_articles_are_as_they_were():
 @pytest.fixture(scope="module")
 def crawls(tmp_path_factory: pytest.TempPathFactory):
     def site(layout: str, intro: str) -> dict[str, Page]:
-        pages = {f"/{i}.html": Page(CTYPE, story_page(i, layout).encode()) for i in range(len(TITLES))}
-        links = "".join(f"<li><a href='{p}'>{TITLES[i]}</a></li>" for i, p in enumerate(pages))
-        pages["/"] = Page(CTYPE, f"<!DOCTYPE html><html><head><title>News</title></head><body><main><h1>News</h1>"
-                                 f"<p>{intro}</p><ul>{links}</ul></main></body></html>".encode())
-        return pages
+        return with_index({f"/{i}.html": Page(CTYPE, story_page(i, layout).encode()) for i in range(len(TITLES))},
+                          "News", intro, TITLES)
 
-    with host(site("sidebar", "The latest from the valley, every day.")) as news, \
-            host(site("aside", "An archive of the Valley Gazette, kept by the county record office.")) as mirror:
-        work = tmp_path_factory.mktemp("featured")
-        store = work / "fp.sqlite"
-        first = crawl([news.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="news")
-        second = crawl([mirror.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
-        yield news.url, first, second
+    return site_then_mirror(tmp_path_factory.mktemp("featured"), site("sidebar", "The latest from the valley, every day."),
+                            site("aside", "An archive of the Valley Gazette, kept by the county record office."), "news")
 
 
 def test_a_crawl_keeps_every_story_and_drops_the_mirrors_copies(crawls):

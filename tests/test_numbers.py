@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from sites import crawl, host, path_of
+from sites import path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
 from contentseen.engine import Engine
@@ -95,20 +95,13 @@ def test_numbers_count_only_where_they_are_most_of_the_text():
 @pytest.fixture(scope="module")
 def crawls(tmp_path_factory: pytest.TempPathFactory):
     def site(banner: str, intro: str) -> dict[str, Page]:
-        pages = {f"/g/{g}.html": Page(CTYPE, box_score(g, f"Game {g}", banner).encode()) for g in range(1, 7)}
-        links = "".join(f"<li><a href='{p}'>Game {p}</a></li>" for p in pages)
-        pages["/"] = Page(CTYPE, f"<!DOCTYPE html><html><body><main><h1>Games</h1><p>{intro}</p>"
-                                 f"<ul>{links}</ul></main></body></html>".encode())
-        return pages
+        games = {f"/g/{g}.html": Page(CTYPE, box_score(g, f"Game {g}", banner).encode()) for g in range(1, 7)}
+        return with_index(games, "Games", intro, [f"Game {g}" for g in range(1, 7)])
 
-    with host(site("", "Every game of the season, with each player's numbers.")) as stats, \
-            host(site("<p class='mirror'>A mirror of Hoops Stats.</p>",
-                      "The league archive keeps a copy of these statistics for researchers.")) as mirror:
-        work = tmp_path_factory.mktemp("numbers")
-        store = work / "fp.sqlite"
-        first = crawl([stats.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="stats")
-        second = crawl([mirror.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
-        yield stats.url, first, second
+    return site_then_mirror(tmp_path_factory.mktemp("numbers"),
+                            site("", "Every game of the season, with each player's numbers."),
+                            site("<p class='mirror'>A mirror of Hoops Stats.</p>",
+                                 "The league archive keeps a copy of these statistics for researchers."), "stats")
 
 
 def test_a_crawl_keeps_every_game_and_drops_the_mirrors_copies(crawls):

@@ -17,7 +17,7 @@ A copy of a product page at another URL of the shop, or on its mirror, is still 
 from __future__ import annotations
 
 import pytest
-from sites import crawl, host, path_of
+from sites import path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
 from contentseen.engine import Engine
@@ -190,19 +190,13 @@ def test_several_articles_beside_the_page_title_are_the_items_of_a_list():
 @pytest.fixture(scope="module")
 def crawls(tmp_path_factory: pytest.TempPathFactory):
     def site(intro: str) -> dict[str, Page]:
-        pages = {f"/p/{i}.html": Page(CTYPE, product(i).encode()) for i in range(len(NAMES))}
-        links = "".join(f"<li><a href='{p}'>{NAMES[i]}</a></li>" for i, p in enumerate(pages))
-        pages["/"] = Page(CTYPE, f"<!DOCTYPE html><html><head><title>Shop</title></head><body><main><h1>Shop</h1>"
-                                 f"<p>{intro}</p><ul>{links}</ul></main></body></html>".encode())
-        return pages
+        return with_index({f"/p/{i}.html": Page(CTYPE, product(i).encode()) for i in range(len(NAMES))}, "Shop", intro,
+                          NAMES)
 
-    with host(site("Things for the kitchen and the home, made by hand in our workshop in Devon.")) as shop, \
-            host(site("A copy of the Hollow Oak Home catalogue, kept by the Totnes library for its readers.")) as mirror:
-        work = tmp_path_factory.mktemp("shared")
-        store = work / "fp.sqlite"
-        first = crawl([shop.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="shop")
-        second = crawl([mirror.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
-        yield shop.url, first, second
+    return site_then_mirror(tmp_path_factory.mktemp("shared"),
+                            site("Things for the kitchen and the home, made by hand in our workshop in Devon."),
+                            site("A copy of the Hollow Oak Home catalogue, kept by the Totnes library for its readers."),
+                            "shop")
 
 
 def test_a_crawl_of_the_shop_keeps_every_product_and_its_mirror_is_dropped(crawls):
