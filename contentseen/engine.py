@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from .fingerprints import PAGE_BITS, PageFingerprints, PageFingerprinter
 from .stores import FingerprintStore, Match, Query, StoreError
 from .templates import HostTemplates, content_lines, whole_lines, without
-from .text import MINOR_SHARE, PageText, decode_html
+from .text import SHARED_SHARE, PageText, decode_html
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain",)
@@ -210,13 +210,14 @@ class Engine:
 def shareable(page: PageFingerprints, texts: PageText) -> bool:
     """Whether a page's content block may be its host's rather than its own
     (``PageFingerprints.shared``): a block the narrowing chose, or one its markup marks that
-    holds less than ``MINOR_SHARE`` of its text outside its boilerplate (``PageText.own_share``:
-    a thread's opening post, repeated above each page's own replies; a marked block holding most
-    of that text, at another URL of the host beside another sidebar, is the page again), or one
+    holds less than ``SHARED_SHARE`` of its text outside links and boilerplate
+    (``PageText.own_share``, asked when it holds less than that of all its text: a thread's
+    opening post, repeated above each page's own replies; a marked block holding more, at another
+    URL of the host beside another sidebar, is the page again), or one
     ``<article>`` beside the page's title (``PageText.beside_title``: a site's featured teaser
     beside each story, or a post under its title), of a page neither short nor a sliver (whose
     content fingerprint counts its whole text already)."""
-    return (texts.narrowed or texts.own_share < MINOR_SHARE or texts.beside_title) and not (page.exact or page.sliver)
+    return (texts.narrowed or texts.own_share < SHARED_SHARE or texts.beside_title) and not (page.exact or page.sliver)
 
 
 def _host(url: str) -> str:

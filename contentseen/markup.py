@@ -26,10 +26,15 @@ from ._native import speedups as _speedups  # None: the tags are scanned in nump
 # Never visible, or not text (one query; "head" too when a frameset page has no body). The query
 # names only those whose start tags the page holds (named): a selector list costs lexbor a check
 # of every element against each selector, and most pages use two or three of these.
-INVISIBLE_NAMES = ("script", "style", "noscript", "template", "math", "iframe", "object", "embed", "canvas", "select")
+INVISIBLE_NAMES = ("script", "style", "noscript", "template", "iframe", "object", "embed", "canvas", "select")
 # An inline SVG's text is shown (a chart's labels, v15), but not its tooltips, descriptions and
 # the shapes it defines for later use: these are left out of a page that holds an <svg>.
 SVG_HIDDEN = ("title", "desc", "metadata", "defs", "symbol")
+# A formula's MathML is shown (v16: two pages of exercises differing in their formulae only were
+# one page), but not its annotations (its TeX source, its content markup), what a <mphantom> holds
+# (space, not ink), nor the children of a <semantics> or <maction> after its first (a browser
+# renders the first): these are left out of a page that holds a <math>.
+MATH_HIDDEN = ("annotation", "annotation-xml", "mphantom", "semantics > * + *", "maction > * + *")
 # One query finds both what marks the main content (main, article, role=main) and the
 # boilerplate left out when nothing does (nav, header, footer, aside, the navigation, banner,
 # contentinfo and complementary landmarks, [hidden], [aria-hidden=true]); Python sorts them.
@@ -290,11 +295,13 @@ def named(names: tuple[str, ...], keys: frozenset[int]) -> str:
 @functools.lru_cache(maxsize=256)
 def invisible_query(keys: frozenset[int]) -> str:
     """The selector list of the elements never shown of a page whose start tags' keys are
-    ``keys`` (``named``): ``INVISIBLE_NAMES``, and ``SVG_HIDDEN`` inside an ``<svg>``."""
-    query = named(INVISIBLE_NAMES, keys)
-    if _NAME_KEY["svg"] in keys:
-        query = ", ".join(filter(None, (query, ", ".join(f"svg {n}" for n in SVG_HIDDEN))))
-    return query
+    ``keys`` (``named``): ``INVISIBLE_NAMES``, ``SVG_HIDDEN`` inside an ``<svg>`` and
+    ``MATH_HIDDEN`` inside a ``<math>``."""
+    parts = [named(INVISIBLE_NAMES, keys)]
+    for foreign, hidden in (("svg", SVG_HIDDEN), ("math", MATH_HIDDEN)):
+        if _NAME_KEY[foreign] in keys:
+            parts.extend(f"{foreign} {n}" for n in hidden)
+    return ", ".join(filter(None, parts))
 
 
 _ALNUM_BYTE = np.zeros(256, dtype=bool)
@@ -320,7 +327,7 @@ def _keys_of(names) -> np.ndarray:
 
 
 _SWALLOWER_KEYS = _keys_of(_SWALLOWERS)
-_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES + ("table", "svg")}
+_NAME_KEY = {n: int(_keys_of([n])[0]) for n in INVISIBLE_NAMES + MARKED_NAMES + ("table", "svg", "math")}
 _SWALLOWER_KEY_BYTES = _SWALLOWER_KEYS.astype(np.uint32).tobytes()
 
 
@@ -841,13 +848,16 @@ class _StackModel:
             self._close(lambda n: n == name, _SPECIAL.__contains__)
 
 
-_FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|svg|math|iframe)\b)", re.I)
+# (an SVG's and a formula's text is read, as in the tree, but not the elements left out there by
+# name: ``SVG_HIDDEN``, ``MATH_HIDDEN``)
+_FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|iframe|desc|metadata|defs"
+                        r"|symbol|annotation-xml|annotation|mphantom)\b)", re.I)
 _ANY_TAG = re.compile(r"<[^<>]*>")
 
 
 def flat_text(html: str) -> str:
-    """The text of ``html`` without its tags, comments and invisible elements, in one linear
-    scan (no tree): for pages too deeply nested to parse. An element or comment left open
+    """The text of ``html`` without its tags, comments and the elements never shown it names
+    (``_FLAT_SKIP``), in one linear scan (no tree): for pages too deeply nested to parse. An element or comment left open
     hides the rest of the page, as in a browser."""
     lower, parts, pos = html.lower(), [], 0
     while True:

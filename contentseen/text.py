@@ -2,7 +2,8 @@
 
 ``Extractor.texts(html)`` gives both. The whole text is every visible word of the page (what a
 reader sees, menus included: an inline SVG's labels and a declarative shadow root's text too,
-v15, ``markup.SVG_HIDDEN``, ``markup.prepared``); the content text depends on the mode:
+v15, ``markup.SVG_HIDDEN``, ``markup.prepared``, and a formula's MathML, v16,
+``markup.MATH_HIDDEN``); the content text depends on the mode:
 
 * ``"body"`` -- the whole text.
 * ``"main"`` -- the main content: the largest of ``<main>``, ``<article>``, ``[role=main]`` when the
@@ -93,10 +94,14 @@ _BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "compleme
 
 MAX_STEPS = 64
 # A page whose content holds less than this share of its visible text is held to a closer whole
-# page (``fingerprints.Scheme.page_limit``), and one marking its content with less than this
-# share of its text outside its boilerplate may show a block of its host's (``PageText.own_share``,
-# ``engine.shareable``).
+# page (``fingerprints.Scheme.page_limit``).
 MINOR_SHARE = 0.5
+# A page marking its content with less than this share of its text outside its boilerplate may
+# show a block of its host's (``PageText.own_share``, ``engine.shareable``): two pages showing one
+# block that holds a share s of each one's own text, the rest of each its own, have word shingles
+# in common s / (2 - s) of their union, under half below s = 2/3 (a thread's opening post, half
+# of each page, above four replies of its own: J 0.35-0.40, dropped with 0.5 here).
+SHARED_SHARE = 2 / 3
 # A page of more <h1> elements than this has no one title: the rules about where the page's
 # title is (v13, v14) are not applied (the walk up from 100,000 of them took 0.5 s).
 MAX_TITLES = 1000
@@ -155,7 +160,7 @@ class PageText:
     fingerprint counts the whole text too); ``share``: the content's non-blank characters over
     the whole text's; ``narrowed`` when the content block was found by weighing the body's
     elements (the pages a sliver can be; not those marking their main content); ``own_share``:
-    on a page marking its content with a ``share`` under ``MINOR_SHARE``, the content's share of
+    on a page marking its content with a ``share`` under ``SHARED_SHARE``, the content's share of
     the text outside links and outside the page's boilerplate (its menus, sidebars, header and
     footer), else 1; ``beside_title``: the marked content is one ``<article>`` beside the page's
     ``<h1>``, lighter than the block holding it (a post under its title, or a site's featured
@@ -323,7 +328,7 @@ class Extractor:
                 self._drop_main_edges(tree, main)
             content = main.text(separator="\n")
             share = content_share(content, whole)
-            own = _own_share(root, main, boilerplate, self.weigh_bytes) if share < MINOR_SHARE else 1.0
+            own = _own_share(root, main, boilerplate, self.weigh_bytes) if share < SHARED_SHARE else 1.0
             return PageText(content, whole, share=share, own_share=own, beside_title=beside_title)
         for node in boilerplate:
             node.decompose()

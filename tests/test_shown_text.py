@@ -1,4 +1,5 @@
-"""Text a browser shows outside the ordinary tree: declarative shadow roots and inline SVG labels.
+"""Text a browser shows outside the ordinary tree: declarative shadow roots, inline SVG labels and
+MathML formulae.
 
 A web component's page may hold its text in a declarative shadow root (``<template
 shadowrootmode="open">``): the parser keeps a template's content out of the tree, and every
@@ -6,7 +7,11 @@ shadowrootmode="open">``): the parser keeps a template's content out of the tree
 shell (Jaccard 0.21, dropped). An inline chart's labels are ``<text>`` elements of an ``<svg>``,
 which was left out whole: two chart pages were one (Jaccard 0.35, dropped). Now a shadow root's
 start tag is read as a ``<div>``'s, and an ``<svg>`` is left out but for its text (its titles,
-descriptions and definitions still are). The truth (``evaluate.truth``) reads both too.
+descriptions and definitions still are). A formula's MathML was left out whole: two worksheets
+differing in their formulae only were one page (Jaccard 0.41, dropped); now it is read, but not
+its annotations (its TeX source), a ``<mphantom>``, nor the children of a ``<semantics>`` or
+``<maction>`` after its first (extraction v16). The truth
+(``evaluate.truth``) reads all three too.
 """
 
 from __future__ import annotations
@@ -55,6 +60,57 @@ def chart_page(title: str) -> str:
             f"<title>Tooltip of the chart</title><desc>An accessible description</desc><defs><text id='d'>Defined, "
             f"never shown</text></defs><text x='10' y='20'>{title}</text>{labels}</svg></figure><p>Read our notes on "
             "how these figures are compiled.</p></main><footer>Charts Ltd.</footer></body></html>")
+
+
+def mi(*parts: str) -> str:
+    """A formula's MathML: names and functions as ``<mi>``, numbers as ``<mn>``, the rest ``<mo>``."""
+    return "".join(f"<mi>{p}</mi>" if p.isalpha() else f"<mn>{p}</mn>" if p.isdigit() else f"<mo>{p}</mo>"
+                   for p in parts)
+
+
+WORKSHEETS = {
+    "Worksheet 1": [mi("f", "(", "x", ")", "=", "sin", "(", "x", ")", "+", "cos", "(", "x", ")"),
+                    mi("g", "(", "x", ")", "=", "x", "^", "3", "-", "tan", "x"),
+                    mi("h", "(", "t", ")", "=", "exp", "(", "t", ")", "*", "log", "t"),
+                    mi("p", "(", "u", ")", "=", "sqrt", "u", "+", "arcsin", "u")],
+    "Worksheet 2": [mi("q", "(", "y", ")", "=", "sinh", "y", "*", "cosh", "y"),
+                    mi("r", "(", "s", ")", "=", "arctan", "(", "s", "/", "2", ")"),
+                    mi("k", "(", "z", ")", "=", "z", "^", "5", "+", "sec", "z"),
+                    mi("m", "(", "v", ")", "=", "cot", "v", "-", "ln", "v")],
+}
+
+
+def worksheet(title: str, annotation: str = "") -> str:
+    """A page of exercises whose own text is its formulae (MathML); each formula's ``annotation``
+    (its TeX source, never shown) in a ``<semantics>`` beside it."""
+    items = "".join(f"<li><math display='block'><semantics><mrow>{f}<mphantom><mi>phantom</mi></mphantom></mrow>"
+                    f"<annotation encoding='application/x-tex'>{annotation}</annotation><mtext>{annotation}</mtext>"
+                    f"</semantics><maction actiontype='tooltip'><mi>a</mi><mtext>{annotation}</mtext></maction></math>"
+                    "</li>" for f in WORKSHEETS[title])
+    return (f"<!DOCTYPE html><html><head><title>{title}</title></head><body><header><a href='/'>Calculus</a><nav><ul>"
+            f"{NAV}</ul></nav></header><main><h1>Worksheet</h1><p>Differentiate each of the following functions "
+            f"with respect to x and simplify your answers.</p><ol>{items}</ol></main></body></html>")
+
+
+def test_a_formulas_mathml_is_the_pages():
+    one, two = (worksheet(t) for t in WORKSHEETS)
+    texts = Extractor().texts(one)
+    assert "arcsin" in texts.content
+    assert "phantom" not in texts.whole
+    pf = Scheme().build()
+    assert not same_page(pf.of_html(one), pf.of_html(two), pf.scheme)
+    assert jaccard(html_shingles(one), html_shingles(two)) < 0.5  # the truth reads it too
+    # a formula's annotation, nor a tooltip, is ever shown: another TeX source is the same page
+    other = worksheet("Worksheet 1", r"\frac{d}{dx} \sum_{n} a_n x^n  totally different words here")
+    assert "totally" not in Extractor().texts(other).whole and "totally" not in " ".join(
+        Extractor(mode="body").texts(other).whole.split())
+    assert same_page(pf.of_html(one), pf.of_html(other), pf.scheme)
+    assert jaccard(html_shingles(one), html_shingles(other)) == 1.0
+    # nor on a page read without a tree (too deep to parse): its formulae are read there too
+    deep = "<div>" * 5_000
+    flat_one, flat_two = (Extractor().texts(deep + worksheet(t)) for t in WORKSHEETS)
+    assert flat_one.flat and "arcsin" in flat_one.whole and "phantom" not in flat_one.whole
+    assert flat_one.whole != flat_two.whole
 
 
 def test_a_shadow_roots_text_is_the_pages():

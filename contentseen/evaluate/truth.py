@@ -25,9 +25,12 @@ from ..tokens import UNSPACED
 
 # Elements whose text no reader sees: a list of the truth's own, as ``markup.INVISIBLE_NAMES`` is the
 # extraction's, so that a choice of the extraction's is never the truth's too.
-# An inline SVG's text (a chart's labels) and a declarative shadow root's are seen.
-_UNSEEN = ("script", "style", "noscript", "template", "head", "math", "iframe", "object", "embed", "canvas",
+# An inline SVG's text (a chart's labels), a formula's MathML and a declarative shadow root's are
+# seen; an SVG's titles, a formula's annotations (its TeX source), what a <mphantom> holds and the
+# children of a <semantics> or <maction> after its first are not.
+_UNSEEN = ("script", "style", "noscript", "template", "head", "iframe", "object", "embed", "canvas",
            "select", "desc", "metadata", "defs", "symbol")
+_MATH_UNSEEN = ("annotation", "annotation-xml", "mphantom")
 _SHADOW_ROOT = ("shadowrootmode", "shadowroot")
 # A character of a script written without spaces, or a run of letters, digits and combining
 # marks of any other (Thaana's vowels, Hindi's vowel signs are marks).
@@ -64,6 +67,11 @@ def visible_words(html: str) -> list[str]:
             template.tag = "div"
     for svg in root.iter("svg"):
         lxml.etree.strip_elements(svg, "title", with_tail=False)
+    for formula in root.iter("math"):
+        for shown_first in formula.iter("semantics", "maction"):
+            for later in [child for child in shown_first if isinstance(child.tag, str)][1:]:
+                later.tag = "annotation"  # left out below, as the others
+        lxml.etree.strip_elements(formula, *_MATH_UNSEEN, with_tail=False)
     lxml.etree.strip_elements(root, *_UNSEEN, lxml.etree.Comment, lxml.etree.ProcessingInstruction,
                               with_tail=False)
     return [w for w in _WORD.findall(" ".join(root.itertext()).casefold()) if not w.isdigit()]
