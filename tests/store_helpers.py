@@ -128,15 +128,21 @@ def check_many_against_brute_force(store: FingerprintStore, ops: Sequence[Op], k
 def _expected(kept: list[tuple[int, int | None, str]], fp: int, page: int | None, k: int,
               page_k: int | None) -> tuple[tuple | None, bool]:
     """The brute force's answer for a check after ``kept``: (fingerprint, url, distance, page
-    distance) of the earliest at the least distance, or None; and whether any content was near."""
+    distance) of the earliest at the least distance, then the least page distance (none: -1), or
+    None; and whether any content was near."""
     expected, content_near = None, False
     for s, p, u in kept:
         d = (fp ^ s).bit_count()
         pd = None if page is None or p is None or page_k is None else (page ^ p).bit_count()
         content_near |= d <= k
-        if d <= k and (pd is None or pd <= page_k) and (expected is None or d < expected[2]):
+        if d <= k and (pd is None or pd <= page_k) and (expected is None or _order(d, pd) < _order(*expected[2:])):
             expected = (s, u, d, pd)
     return expected, content_near
+
+
+def _order(distance: int, page_distance: int | None) -> tuple[int, int]:
+    """How two matches compare: the closer content, then the closer page (none first)."""
+    return distance, -1 if page_distance is None else page_distance
 
 
 def _same(got, expected: tuple | None, i: int, fp: int) -> None:
@@ -172,7 +178,7 @@ def check_expiry_against_brute_force(store: FingerprintStore, ops: Sequence[Op],
             pd = None if page is None or p is None or page_k is None else (page ^ p).bit_count()
             if d <= k and (pd is None or pd <= page_k):
                 any_match = True
-                if seen >= clock[0] - expire and (expected is None or d < expected[2]):
+                if seen >= clock[0] - expire and (expected is None or _order(d, pd) < _order(*expected[2:])):
                     expected = (s, u, d, pd)
         for got in (store.lookup(fp, page), store.check_and_add(fp, url, page)):
             if expected is None:
@@ -230,6 +236,14 @@ def check_page_rules(store: FingerprintStore) -> None:
     # a page near a stored one, but not within its own smaller page distance, is stored
     assert store.check_and_add(a ^ 0b110, "http://g", pa ^ 0b1111, page_distance=3) is None
     assert len(store) == 5 and store.lookup(a ^ 0b110, pa ^ 0b1111).url == "http://g"
+    # of two at the same content distance, the one whose page is closer, though stored later (a
+    # thread's opening post on each page: its mirror's page 3 is reported as page 3's copy)
+    c, pc = 0x0F0F_0F0F_0F0F_0F0F, 0x1111_2222_3333_4444
+    assert store.check_and_add(c, "http://h", pc ^ 0b1110) is None
+    assert store.check_and_add(c, "http://i", pc ^ 0b1, page_distance=2) is None  # 4 from h's: stored
+    m = store.lookup(c ^ 1, pc)
+    assert (m.url, m.distance, m.page_distance) == ("http://i", 1, 1)
+    assert store.check_and_add(c ^ 1, "http://j", pc ^ 0b1000).url == "http://h"  # 2 from h's, 2 from i's: first
 
 
 def near_groups(bits: int, k: int, n_groups: int, seed: int) -> list[list[int]]:

@@ -101,10 +101,10 @@ def story_page(i: int, layout: str, featured: str = SHORT) -> str:
             "<footer><p>The Valley Gazette, 12 Bridge Street.</p></footer></body></html>")
 
 
-def decide_all(pages: list[tuple[str, str]]) -> list:
-    """Each page's decision, in order, by one engine over a memory store."""
+def decide_all(pages: list[tuple[str, str]], store_url: str = "memory://") -> list:
+    """Each page's decision, in order, by one engine over a store (memory by default)."""
     pf = Scheme().build()
-    store = open_store("memory://", pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
+    store = open_store(store_url, pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
     engine = Engine(pf, store, templates=HostTemplates())
     return [engine.decide(url, 200, CTYPE, html.encode()) for url, html in pages]
 
@@ -212,3 +212,18 @@ def test_each_page_of_a_thread_is_kept_though_each_repeats_the_opening_post(repl
     decisions = decide_all(pages + [("http://forum.test/t/1?page=3&sort=old", thread_page(3, replies_as, replies))])
     assert [d.outcome for d in decisions[:8]] == ["kept"] * 8 and all(d.page.shared for d in decisions[1:8])
     assert decisions[8].outcome == "dropped" and decisions[8].match.url == "http://forum.test/t/1?page=3"
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_a_threads_mirror_reports_each_page_as_its_own_copy(store: str, tmp_path):
+    # every page's content fingerprint is the opening post's: of those equally close, the store
+    # answers the one whose whole page is closest (before, the first stored: page 1 or 2 for
+    # most of the mirror's pages, whole pages 7-8 bits apart)
+    banner = "<div class='note'>Mirrored by Valley Archive for your convenience.</div>"
+    site = [(f"http://forum.test/t/1?page={p}", thread_page(p, replies=3)) for p in range(1, 7)]
+    mirror = [(url.replace("forum.test", "archive.test"), html.replace("<body>", "<body>" + banner))
+              for url, html in site]
+    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'store.db'}"
+    decisions = decide_all(site + mirror, url)[len(site):]
+    assert [d.outcome for d in decisions] == ["dropped"] * len(mirror)
+    assert [d.match.url for d in decisions] == [u for u, _ in site]

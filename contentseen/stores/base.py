@@ -85,8 +85,8 @@ class FingerprintStore(abc.ABC):
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
                       page_distance: int | None = None) -> Match | None:
         """Atomically: return the closest stored match (content within the distance, page
-        fingerprints within the page distance or either missing; ties: the one stored first),
-        else store the fingerprints with ``url`` and return None. Two processes adding the same
+        fingerprints within the page distance or either missing; ties: the closer page, then the
+        one stored first), else store the fingerprints with ``url`` and return None. Two processes adding the same
         content at once keep exactly one copy. ``page_distance``: a smaller page distance for
         this page (``Scheme.page_limit``; never a larger one than the store's)."""
 

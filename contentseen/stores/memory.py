@@ -48,14 +48,19 @@ class MemoryStore(FingerprintStore):
     def _closest(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
         ids, dists = self.index.query(fingerprint)  # by distance, then first stored
         cutoff = self.cutoff()
+        best = None  # (distance, page distance or -1, id, match): the closer page wins a tie
         for i, d in zip(ids.tolist(), dists.tolist()):
+            if best is not None and d > best[0]:
+                break
             fp, stored_page, url, seen = self._entries[i]
             if cutoff is not None and seen < cutoff:
                 continue
             page_d = None if page is None or stored_page is None else (page ^ stored_page).bit_count()
             if page_d is None or page_d <= limit:
-                return Match(url=url, fingerprint=fp, distance=d, page_distance=page_d)
-        return None
+                key = (d, -1 if page_d is None else page_d, i)
+                if best is None or key < best[:3]:
+                    best = (*key, Match(url=url, fingerprint=fp, distance=d, page_distance=page_d))
+        return None if best is None else best[3]
 
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
         return self._closest(fingerprint, page_argument(page, self.page_distance),

@@ -8,7 +8,7 @@ kept, and refreshed when a node answers MOVED or a connection fails).
 
 1. *lookup*: HGET of the query's bucket in every table; the matching entries are compared in
    Python, and the records of the closest are read (one more round trip, only when something
-   matches; ties: stored first; a match without a record is an add that did not finish: skipped).
+   matches; ties: the closer page, then stored first; a match without a record is an add that did not finish: skipped).
 2. if none, *add*, a group at a time (ADD_LUA). Group 0's claims the query's record -- atomic on
    its shard, so of crawlers racing with identical content (and page) exactly one keeps it, the
    others get its record as their match -- and every group appends the entry to its buckets
@@ -219,7 +219,8 @@ class RedisClusterStore(RedisBackedStore):
             match = closest[q][0]
             for _, other in added:  # the batch's own, stored after every stored entry: ties go to those
                 near = layout.near(a.entry, other.entry, self.distance, a.limit)
-                if near and (match is None or near[0] < match.distance):
+                if near and (match is None or near < (match.distance, -1 if match.page_distance is None
+                                                      else match.page_distance)):
                     match = Match(url=other.url, fingerprint=other.fingerprint, distance=near[0],
                                   page_distance=near[1] if near[1] >= 0 else None)
             matches.append(match)
@@ -249,8 +250,8 @@ class RedisClusterStore(RedisBackedStore):
     def _closest(self, founds: list[dict[bytes, list]], what: str,
                  cutoff: bytes) -> list[tuple[Match | None, list[bytes]]]:
         """For each query's ``found``: the closest entry that has a record stored at ``cutoff``
-        or later (b"": any; ties: stored first, smaller entry), and the expired entries met on
-        the way. The records of every query's entries at its least distance are read together,
+        or later (b"": any; ties: the closer page, stored first, smaller entry), and the expired
+        entries met on the way. The records of every query's entries at its least distances are read together,
         one round trip (more only when all of a query's were gone)."""
         layout = self.layout
         results: list[Match | None] = [None] * len(founds)
@@ -259,8 +260,8 @@ class RedisClusterStore(RedisBackedStore):
         while todo:
             asks = []
             for q in todo:
-                least = min(c[0] for c in founds[q].values())
-                asks += [(q, m) for m, c in founds[q].items() if c[0] == least]
+                least = min((c[0], c[1]) for c in founds[q].values())
+                asks += [(q, m) for m, c in founds[q].items() if (c[0], c[1]) == least]
             keys = [layout.record_key(layout.decode_entry(m)[0]) for _, m in asks]
             recs = self._batch([(key, ("HGET", key, m)) for key, (_, m) in zip(keys, asks)], what)
             tied: dict[int, list[bytes]] = {}

@@ -254,8 +254,8 @@ end
 
 # Single server. KEYS = the T buckets, the query's record key, its counter key; ARGV = the head,
 # then the T fields. Returns nil (no match; stored when "add") or {fingerprint bytes, distance,
-# record, page distance or -1} of the closest match (ties: the one stored first, then the smaller
-# entry). Redis runs a script alone: the whole check-and-add is atomic.
+# record, page distance or -1} of the closest match (ties: the closer page, then the one stored
+# first, then the smaller entry). Redis runs a script alone: the whole check-and-add is atomic.
 CHECK_AND_ADD_LUA = _PRELUDE + r"""
 local T = #KEYS - 2
 local cutoff = ARGV[11]
@@ -279,8 +279,8 @@ for i = 1, T do
             expired[#expired + 1] = m
             d = nil
           end
-          if d and (d < bestd or sub(rec, 1, 8) < sub(bestrec, 1, 8)
-                    or (sub(rec, 1, 8) == sub(bestrec, 1, 8) and m < best)) then
+          if d and (d < bestd or pd < bestp or (pd == bestp and (sub(rec, 1, 8) < sub(bestrec, 1, 8)
+                    or (sub(rec, 1, 8) == sub(bestrec, 1, 8) and m < best)))) then
             best, bestd, bestp, bestrec = m, d, pd, rec
           end
         end

@@ -225,7 +225,7 @@ class SQLiteStore(FingerprintStore):
             near, page_dist = near[agree], page_dist[agree]
             if not len(near):
                 return None
-        first = np.lexsort((ids[near], dist[near]))[0]  # closest, then first stored
+        first = np.lexsort((ids[near], page_dist, dist[near]))[0]  # closest, closer page, first stored
         best = near[first]
         value = 0
         for w in words[best].tolist():
@@ -252,13 +252,17 @@ class SQLiteStore(FingerprintStore):
             return d, i, v, None
         pages = page_list.split(",")
         no_page = {int(i) for i in pageless.split(",")} if pageless else set()
+        best = None  # (distance, page distance or -1, id, fingerprint): the closer page wins a tie
         for d, i, v, n in near:
-            if i in no_page:
-                return d, i, v, None
-            pd = ((int(pages[n]) & _WORD) ^ page).bit_count()
-            if pd <= limit:
-                return d, i, v, pd
-        return None
+            if best is not None and d > best[0]:
+                break
+            pd = -1 if i in no_page else ((int(pages[n]) & _WORD) ^ page).bit_count()
+            if pd <= limit and (best is None or (d, pd, i) < best[:3]):
+                best = (d, pd, i, v)
+        if best is None:
+            return None
+        d, pd, i, v = best
+        return d, i, v, pd if pd >= 0 else None
 
     def _live_match(self, fingerprint: int, page: int | None,
                     limit: int | None) -> tuple[Match | None, frozenset[int]]:
