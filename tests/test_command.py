@@ -111,9 +111,9 @@ def test_explain_two_files(tmp_path):
                                ["Foreign.C.Types", "Foreign.C.String", "Foreign.C.Error"]))
     code, out, err = cli("explain", str(a), str(b))
     assert code == 0, err
-    assert "content distance 3 (drop at <= 3)" in out
+    assert "content distance 2 (drop at <= 3)" in out
     assert "whole-page distance 10 (drop at <= 8, B's content being 48% of its text)" in out
-    assert "decision: B is kept: content near (3) but the whole pages differ (10 > 8)" in out
+    assert "decision: B is kept: content near (2) but the whole pages differ (10 > 8)" in out
     # a copy made a sliver by a mirror's lines is dropped by its content block alone
     from test_sliver_crawl import note
 
