@@ -20,8 +20,8 @@ from crawl_process import CrawlResult, Drop, run_crawl
 from contentseen import demosite
 from contentseen.demosite import Page, Site
 
-__all__ = ["Crawl", "Drop", "Host", "crawl", "delivery_site", "generated_site", "host", "offline_fingerprinter",
-           "site_then_mirror", "with_index"]
+__all__ = ["Crawl", "Drop", "Host", "both_clean", "crawl", "delivery_site", "generated_site", "host",
+           "offline_fingerprinter", "site_then_mirror", "with_index"]
 
 
 @dataclass
@@ -126,6 +126,13 @@ def site_then_mirror(work: Path, site: Site, mirror: Site, name: str) -> tuple[s
         first = crawl([first_host.u("/")], work, store, "CONCURRENT_REQUESTS=1", name=name)
         second = crawl([mirror_host.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
         return first_host.url, first, second
+
+
+def both_clean(first: Crawl, second: Crawl, items: int) -> None:
+    """Both crawls ran without an error, and the first dropped nothing, its ``items`` all kept."""
+    for c in (first, second):
+        assert c.returncode == 0 and c.errors() == [], c.log[-3000:]
+    assert first.drops == [] and len(first.items) == items
 
 
 def path_of(url: str) -> str:

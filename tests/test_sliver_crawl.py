@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from sites import crawl, host, path_of
+from sites import both_clean, crawl, host, path_of
 
 from contentseen.demosite import Page
 from contentseen.fingerprints import ALONE_SHARE, ALONE_WORDS, Scheme
@@ -74,9 +74,7 @@ def crawls(tmp_path_factory: pytest.TempPathFactory):
 
 def test_a_copy_made_a_sliver_by_its_mirror_is_dropped_by_its_block_alone(crawls):
     a, b, first, second = crawls
-    for c in (first, second):
-        assert c.returncode == 0 and c.errors() == [], c.log[-3000:]
-    assert first.drops == [] and len(first.items) == N + 1
+    both_clean(first, second, N + 1)
     notes = {path_of(d.url): d for d in second.drops if path_of(d.url).startswith("/n/")}
     assert sorted(notes) == sorted(f"/n/{i}.html" for i in range(N))
     for path, d in notes.items():
