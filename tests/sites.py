@@ -20,7 +20,7 @@ from crawl_process import CrawlResult, Drop, run_crawl
 from contentseen import demosite
 from contentseen.demosite import Page, Site
 
-__all__ = ["Crawl", "Drop", "Host", "both_clean", "crawl", "delivery_site", "generated_site", "host",
+__all__ = ["Crawl", "Drop", "Host", "both_clean", "crawl", "decide_all", "delivery_site", "generated_site", "host",
            "offline_fingerprinter", "site_then_mirror", "with_index"]
 
 
@@ -126,6 +126,20 @@ def site_then_mirror(work: Path, site: Site, mirror: Site, name: str) -> tuple[s
         first = crawl([first_host.u("/")], work, store, "CONCURRENT_REQUESTS=1", name=name)
         second = crawl([mirror_host.u("/")], work, store, "CONCURRENT_REQUESTS=1", name="mirror")
         return first_host.url, first, second
+
+
+def decide_all(pages: Sequence[tuple[str, str]], store_url: str = "memory://", templates: bool = True) -> list:
+    """Each of ``pages`` (URL, HTML) decided in order by one engine of the default scheme over
+    one store (memory by default), learning host templates unless ``templates`` is False."""
+    from contentseen.engine import Engine
+    from contentseen.fingerprints import Scheme
+    from contentseen.stores import open_store
+    from contentseen.templates import HostTemplates
+
+    pf = Scheme().build()
+    store = open_store(store_url, pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
+    engine = Engine(pf, store, templates=HostTemplates() if templates else None)
+    return [engine.decide(url, 200, "text/html; charset=utf-8", html.encode()) for url, html in pages]
 
 
 def both_clean(first: Crawl, second: Crawl, items: int) -> None:

@@ -23,13 +23,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from sites import both_clean, path_of, site_then_mirror, with_index
+from sites import both_clean, decide_all, path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
-from contentseen.engine import Engine
 from contentseen.fingerprints import Scheme, same_page
-from contentseen.stores import open_store
-from contentseen.templates import HostTemplates
 from contentseen.text import SHARED_SHARE, Extractor
 
 CTYPE = "text/html; charset=utf-8"
@@ -99,14 +96,6 @@ def story_page(i: int, layout: str, featured: str = SHORT) -> str:
             "<a href='/sport'>Sport</a> <a href='/business'>Business</a></nav></header><div class='wrap'>"
             f"{story_html.format(story=story)}{featured_html.format(featured=featured)}</div>"
             "<footer><p>The Valley Gazette, 12 Bridge Street.</p></footer></body></html>")
-
-
-def decide_all(pages: list[tuple[str, str]], store_url: str = "memory://") -> list:
-    """Each page's decision, in order, by one engine over a store (memory by default)."""
-    pf = Scheme().build()
-    store = open_store(store_url, pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
-    engine = Engine(pf, store, templates=HostTemplates())
-    return [engine.decide(url, 200, CTYPE, html.encode()) for url, html in pages]
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))

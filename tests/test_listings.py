@@ -16,14 +16,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from sites import both_clean, path_of, site_then_mirror, with_index
+from sites import both_clean, decide_all, path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
-from contentseen.engine import Engine
 from contentseen.evaluate.truth import html_shingles, jaccard
-from contentseen.fingerprints import Scheme
-from contentseen.stores import open_store
-from contentseen.templates import HostTemplates
 
 CTYPE = "text/html; charset=utf-8"
 SUBJECTS = ["Programming", "Data Structures", "Algorithms", "Operating Systems", "Databases", "Networks", "Compilers",
@@ -86,14 +82,6 @@ def matchweek_page(week: int, banner: str = "") -> str:
             f"</table><p><a href='/fixtures/{week - 1}'>Previous matchweek</a> | <a href='/fixtures/{week + 1}'>Next "
             "matchweek</a></p></div><footer>League Hub 2024. All rights reserved. <a href='/privacy'>Privacy</a>"
             "</footer></body></html>")
-
-
-def decide_all(pages: list[tuple[str, str]]) -> list:
-    """Each page's decision, in order, by one engine over a memory store."""
-    pf = Scheme().build()
-    store = open_store("memory://", pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
-    engine = Engine(pf, store, templates=HostTemplates())
-    return [engine.decide(url, 200, CTYPE, html.encode()) for url, html in pages]
 
 
 @pytest.mark.parametrize("kind", ["catalogue", "matchweeks"])

@@ -17,7 +17,7 @@ A copy of a product page at another URL of the shop, or on its mirror, is still 
 from __future__ import annotations
 
 import pytest
-from sites import both_clean, path_of, site_then_mirror, with_index
+from sites import both_clean, decide_all, path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
 from contentseen.engine import Engine
@@ -83,14 +83,6 @@ def product(i: int, paragraphs: int = 1) -> str:
             f"<div class='col-md-7 product-description'><p class='price'>£{30 + i}.00</p>{description}</div>"
             f"<div class='col-md-5 product-info-panel'>{DELIVERY}</div></div></div><footer class='site-footer'>"
             f"<p>Hollow Oak Home, Unit 4, Mill Lane, Totnes. Registered in England.</p></footer></body></html>")
-
-
-def decide_all(pages: list[tuple[str, str]], templates: bool = True) -> list:
-    """Each page's decision, in order, by one engine over a memory store."""
-    pf = Scheme().build()
-    store = open_store("memory://", pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
-    engine = Engine(pf, store, templates=HostTemplates() if templates else None)
-    return [engine.decide(url, 200, CTYPE, html.encode()) for url, html in pages]
 
 
 def test_a_product_page_whose_block_is_the_shops_panel_is_dropped_only_as_a_whole_page():
