@@ -849,9 +849,10 @@ class _StackModel:
 
 
 # (an SVG's and a formula's text is read, as in the tree, but not the elements left out there by
-# name: ``SVG_HIDDEN``, ``MATH_HIDDEN``)
-_FLAT_SKIP = re.compile(r"<(?:(!--)|(script|style|noscript|template|textarea|title|head|iframe|desc|metadata|defs"
-                        r"|symbol|annotation-xml|annotation|mphantom)\b)", re.I)
+# name: those of ``SVG_HIDDEN`` and ``MATH_HIDDEN`` that are names, not selectors)
+_FLAT_HIDDEN = {"script", "style", "noscript", "template", "textarea", "title", "head", "iframe"} | {
+    n for n in SVG_HIDDEN + MATH_HIDDEN if re.fullmatch(r"[a-z-]+", n)}
+_FLAT_SKIP = re.compile(r"<(?:(!--)|(%s)\b)" % "|".join(sorted(_FLAT_HIDDEN, key=lambda n: (-len(n), n))), re.I)
 _ANY_TAG = re.compile(r"<[^<>]*>")
 
 
