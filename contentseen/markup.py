@@ -875,6 +875,40 @@ def flat_text(html: str) -> str:
     return htmllib.unescape(_ANY_TAG.sub(" ", " ".join(parts)))
 
 
+# Where a <script> or <style> element's body starts, or a comment (where "<script" is no tag).
+_SCRIPT_OR_COMMENT = re.compile(r"<(?:(script|style)(?=[\s/>])|!--)", re.I | re.A)
+_SCRIPT_ENDS = {"script": re.compile(r"</script", re.I | re.A), "style": re.compile(r"</style", re.I | re.A)}
+
+
+def scripts_left_out(html: str, limit: int) -> str:
+    """The first ``limit`` characters of ``html`` once the bodies of its ``<script>`` and
+    ``<style>`` elements, which no browser shows, are left out (their tags stay): a page whose
+    text starts after megabytes of inlined script (a notebook's plotting library) is read by its
+    text, not by the script its site's pages share. One linear scan, stopped at ``limit``; a
+    comment is skipped whole, a self-closed ``<script/>`` closes itself (as
+    ``_close_raw_text`` reads it), and one left open hides the rest of the page."""
+    parts, size, pos, at = [], 0, 0, 0
+    while size < limit:
+        m = _SCRIPT_OR_COMMENT.search(html, at)
+        name = m and m.group(1)
+        if name is None:  # no more, or a comment
+            end = html.find("-->", m.end()) if m else -1
+            if end >= 0:
+                at = end + 3
+                continue
+            break
+        start = html.find(">", m.end()) + 1
+        if not start or html[start - 2] == "/":
+            at = start or len(html)
+            continue
+        end = _SCRIPT_ENDS[name.lower()].search(html, start)
+        parts.append(html[pos:min(start, pos + limit - size)])
+        size += len(parts[-1])
+        pos = at = end.start() if end else len(html)
+    parts.append(html[pos:pos + max(limit - size, 0)])
+    return "".join(parts)
+
+
 def _close_raw_text(html: str) -> str:
     """``html`` with its self-closed raw-text elements (``<iframe .../>``, ``<title/>``) closed by
     an end tag: see ``_SWALLOWERS``."""

@@ -62,7 +62,8 @@ Cost is bounded and linear in the page: a page whose markup lexbor's tree builde
 quadratic time is read by a linear tag-stripping scan instead of a parse (``markup`` tells them
 before the parse, ``parse`` stops the parse of those it did not tell); the
 narrowing takes at most ``MAX_STEPS`` steps and stops at a block of more than ``MAX_KIDS``
-children; only the first ``MAX_HTML_CHARS`` characters of a page are read.
+children; only the first ``MAX_HTML_CHARS`` characters of a page are read, past the bodies of its
+scripts and style sheets on a page longer than that.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ from typing import Callable, Literal
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
-from .markup import flat_text, invisible_query, marked_query, prepared
+from .markup import flat_text, invisible_query, marked_query, prepared, scripts_left_out
 from .parse import parsed
 from .weights import (HEADINGS, MAX_KIDS, elements, free_weights, in_copy, kid_frees, nonblank, table_frees,
                       tree_table, weigher)
@@ -269,7 +270,7 @@ class Extractor:
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
         ``html`` as UTF-8, when the caller has it (``html_and_utf8``)."""
-        page = prepared(html[:MAX_HTML_CHARS], utf8=utf8 if len(html) <= MAX_HTML_CHARS else None)
+        page = prepared(_bounded(html), utf8=utf8 if len(html) <= MAX_HTML_CHARS else None)
         html, names, marks = page.html, page.keys, page.marks
         tree = None if page.flat else parsed(page)
         if tree is None:
@@ -740,6 +741,12 @@ def _kind(node) -> tuple:
     return node.tag, frozenset(node.attributes.items())
 
 
+def _bounded(html: str) -> str:
+    """``html``, or the first ``MAX_HTML_CHARS`` characters of it once its scripts' and style
+    sheets' bodies are left out (``markup.scripts_left_out``)."""
+    return html if len(html) <= MAX_HTML_CHARS else scripts_left_out(html, MAX_HTML_CHARS)
+
+
 def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool = True) -> str:
     """The fingerprinted text of ``html`` under ``extract``; ``dominant_block=False`` gives
     extraction v1's ``"main"`` (no narrowing of unmarked pages), for comparisons."""
@@ -748,7 +755,7 @@ def visible_text(html: str, extract: Extract = "main", *, dominant_block: bool =
 
 def html_title(html: str) -> str:
     """The document title, whitespace collapsed ('' when absent); linear on any markup."""
-    page = prepared(html[:MAX_HTML_CHARS])
+    page = prepared(_bounded(html))
     tree = None if page.flat else parsed(page)
     if tree is None:
         html = page.html

@@ -417,6 +417,11 @@ HUGE_CASES = [
     {"id": "1 MB of entities", "kind": "repeat", "unit": "&amp;&lt;&#x41;&eacute;&#1234; ", "n": 40_000},
     {"id": "1 MB of NUL and invalid UTF-8", "kind": "junk", "n": 1_000_000},
     {"id": "1 MB Japanese, no spaces", "kind": "cjk", "n": 330_000},
+    # past MAX_HTML_CHARS, the scripts' bodies are left out before the cut (markup.scripts_left_out)
+    {"id": "9 MB of short scripts between paragraphs", "kind": "repeat", "unit": "<script>var a = 1;</script><p>x y</p>",
+     "n": 260_000},
+    {"id": "9 MB of comments, self-closed scripts and script tags left open", "kind": "repeat",
+     "unit": "<!-- <script> --><script src=a.js/><p>x</p><script", "n": 200_000},
 ]
 
 # Markup lexbor's tree builder reads in time quadratic in a count other than depth (each took
