@@ -4,16 +4,20 @@ Only a page's first 8 Mi characters are read (a bound on the parse). A notebook 
 first cell inlines a plotting library holds 8 MB of script before its own text: every page of
 such a site was read as the header they share, and different pages were dropped as copies. On
 a page that long, the bodies of its scripts and style sheets are left out before it is cut
-(``markup.scripts_left_out``); pages within the limit are read as before.
+(``markup.scripts_left_out``); pages within the limit are read as before. A crawl of such a
+site keeps each notebook, and one of its mirror drops each copy.
 """
 
 from __future__ import annotations
 
 import random
 
+import pytest
+from sites import both_clean, decide_all, path_of, site_then_mirror, with_index
+
+from contentseen.demosite import Page
 from contentseen.markup import scripts_left_out
 from contentseen.text import MAX_HTML_CHARS, Extractor, html_title
-from sites import decide_all
 
 WORDS = ("kettle boils water tea leaves steep minutes cup milk sugar pour spout handle lid steam whistle "
          "stove copper enamel porcelain brew pot strainer biscuit morning afternoon").split()
@@ -66,3 +70,22 @@ def test_a_page_within_the_limit_is_read_as_it_is():
     short = notebook(1, script="var x = 1;\n" * 1000)
     assert len(short) < MAX_HTML_CHARS
     assert Extractor().texts(short) == Extractor().texts(scripts_left_out(short, MAX_HTML_CHARS))
+
+
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory: pytest.TempPathFactory):
+    def site(intro: str, banner: str = "") -> dict[str, Page]:
+        notebooks = {f"/n/{i}.html": Page("text/html; charset=utf-8", notebook(i).replace("<body>", "<body>" + banner)
+                                          .encode()) for i in range(1, 4)}
+        return with_index(notebooks, "Kettle Labs notebooks", intro, [f"Lab {i}" for i in range(1, 4)])
+
+    return site_then_mirror(tmp_path_factory.mktemp("long"), site("The data team's lab notebooks, newest first."),
+                            site("An archive of the Kettle Labs notebooks, kept by the university library.",
+                                 "<p class='mirror'>Archived copy.</p>"), "notebooks")
+
+
+def test_a_crawl_keeps_every_notebook_and_drops_the_mirrors_copies(crawls):
+    labs, first, second = crawls
+    both_clean(first, second, 4)
+    assert sorted(path_of(d.url) for d in second.drops) == [f"/n/{i}.html" for i in range(1, 4)]
+    assert all(d.duplicates == labs + path_of(d.url) for d in second.drops)
