@@ -875,9 +875,11 @@ def flat_text(html: str) -> str:
     return htmllib.unescape(_ANY_TAG.sub(" ", " ".join(parts)))
 
 
-# Where a <script> or <style> element's body starts, or a comment (where "<script" is no tag).
-_SCRIPT_OR_COMMENT = re.compile(r"<(?:(script|style)(?=[\s/>])|!--)", re.I | re.A)
-_SCRIPT_ENDS = {"script": re.compile(r"</script", re.I | re.A), "style": re.compile(r"</style", re.I | re.A)}
+# Where a <script> or <style> element's body starts, or text where "<script" is no tag: a
+# comment, or an element whose text is read raw (a title, a text area...: ``_RAW_TEXT``).
+_LEFT_OUT = ("script", "style")
+_SCRIPT_OR_TEXT = re.compile(f"<(?:({'|'.join(sorted(_RAW_TEXT))})(?=[\\s/>])|!--)", re.I | re.A)
+_RAW_ENDS = {name: re.compile(f"</{name}", re.I | re.A) for name in _RAW_TEXT}
 
 
 def scripts_left_out(html: str, limit: int) -> str:
@@ -885,26 +887,38 @@ def scripts_left_out(html: str, limit: int) -> str:
     ``<style>`` elements, which no browser shows, are left out (their tags stay): a page whose
     text starts after megabytes of inlined script (a notebook's plotting library) is read by its
     text, not by the script its site's pages share. One linear scan, stopped at ``limit``; a
-    comment is skipped whole, a self-closed ``<script/>`` closes itself (as
-    ``_close_raw_text`` reads it), and one left open hides the rest of the page."""
+    comment or another raw-text element (a title, a text area) is skipped whole, a self-closed
+    ``<script/>`` closes itself (as ``_close_raw_text`` reads it), and one left open hides the
+    rest of the page."""
     parts, size, pos, at = [], 0, 0, 0
     while size < limit:
-        m = _SCRIPT_OR_COMMENT.search(html, at)
-        name = m and m.group(1)
-        if name is None:  # no more, or a comment
-            end = html.find("-->", m.end()) if m else -1
-            if end >= 0:
-                at = end + 3
-                continue
+        m = _SCRIPT_OR_TEXT.search(html, at)
+        if m is None:
             break
-        start = html.find(">", m.end()) + 1
-        if not start or html[start - 2] == "/":
-            at = start or len(html)
+        if m.group(1) is None:  # a comment
+            end = html.find("-->", m.end())
+            if end < 0:
+                break
+            at = end + 3
             continue
-        end = _SCRIPT_ENDS[name.lower()].search(html, start)
-        parts.append(html[pos:min(start, pos + limit - size)])
-        size += len(parts[-1])
-        pos = at = end.start() if end else len(html)
+        start = html.find(">", m.end()) + 1
+        if not start:  # a tag left open: the rest is in it
+            break
+        if html[start - 2] == "/":  # self-closed
+            at = start
+            continue
+        name = m.group(1).lower()
+        if name == "plaintext":  # the rest is its text
+            break
+        end = _RAW_ENDS[name].search(html, start)
+        if name in _LEFT_OUT:
+            parts.append(html[pos:min(start, pos + limit - size)])
+            size += len(parts[-1])
+            pos = at = end.start() if end else len(html)
+        elif end is None:  # left open: the rest is its text
+            break
+        else:
+            at = end.start()
     parts.append(html[pos:pos + max(limit - size, 0)])
     return "".join(parts)
 
