@@ -152,7 +152,7 @@ class ContentSeenMiddleware:
         if _native.speedups is None:
             logger.info("ContentSeen: its C speedups are not built (no C compiler or Python headers when it was "
                         "installed, or built from other sources: reinstall): pages are fingerprinted in Python, "
-                        "at about 1.8 times the cost (README, \"Quick start\")")
+                        "at about 4-5 times the cost (README, \"Quick start\")")
         return mw
 
     def _track_deliveries(self, directory, name: str, store: str) -> None:

@@ -18,4 +18,4 @@ SPIDER_MIDDLEWARES = {"contentseen.middleware.ContentSeenSpiderMiddleware": 100}
 CONTENTSEEN_ENABLED = True
 CONTENTSEEN_DISTANCE = 3
 CONTENTSEEN_BITS = 64
-# CONTENTSEEN_STORE = "sqlite:///.contentseen/fingerprints.sqlite"   # default; JOBDIR when set
+# CONTENTSEEN_STORE: by default .scrapy/contentseen/<spider>.sqlite in the project, JOBDIR/contentseen.sqlite with a JOBDIR
