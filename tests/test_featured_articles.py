@@ -15,7 +15,9 @@ The pages of a forum thread each repeat its opening post, an ``<article>`` holdi
 first were dropped (Jaccard 0.18-0.33, whole pages 4-8 bits apart). A marked block holding less
 than 2/3 of its page's own text (``text.SHARED_SHARE``), which the host shows on its other pages
 too, is now judged as a narrowed one is (``engine.shareable``): against its own host, a copy only
-within 2 bits of a whole page.
+within 2 bits of a whole page. Left: where the post is about half of each page's own text above
+a few short replies, counted twice in the whole-page fingerprint it can make two pages' whole
+pages one (an expected failure, below).
 """
 
 from __future__ import annotations
@@ -199,6 +201,38 @@ def test_each_page_of_a_thread_is_kept_though_each_repeats_the_opening_post(repl
     decisions = decide_all(pages + [("http://forum.test/t/1?page=3&sort=old", thread_page(3, replies_as, replies))])
     assert [d.outcome for d in decisions[:8]] == ["kept"] * 8 and all(d.page.shared for d in decisions[1:8])
     assert decisions[8].outcome == "dropped" and decisions[8].match.url == "http://forum.test/t/1?page=3"
+
+
+def short_reply_page(page: int, replies: int = 4) -> str:
+    """Page ``page`` of a thread as a Discourse-like forum shows it: the opening post (an
+    ``<article>`` holding the ``<h1>``, four paragraphs) above ``replies`` posts of one to four
+    sentences, each an ``<article>`` under its author, date and number."""
+    words = " ".join(STORIES.values()).replace(".", "").replace(",", "").lower().split()
+
+    def sentences(rnd: random.Random, n: int) -> str:
+        return " ".join(" ".join(rnd.choice(words) for _ in range(10)).capitalize() + "." for _ in range(n))
+
+    opening = "".join(f"<p>{sentences(random.Random(7 + k), 3)}</p>" for k in range(4))
+    rnd = random.Random(100 + page)
+    posts = "".join(f"<article class=post><header><a href=/u/{k}>member{rnd.randint(1, 500)}</a> <time>"
+                    f"{rnd.randint(1, 28)} Mar 2024</time> <span>#{page * replies + k}</span></header><div class=body><p>"
+                    f"{sentences(rnd, rnd.randint(1, 4))}</p></div><footer><button>Like</button> <button>Reply</button>"
+                    "</footer></article>" for k in range(replies))
+    return (f"<!DOCTYPE html><html><head><title>Bridge closure - page {page}</title></head><body><div class=top><a "
+            "href=/>Valley Forum</a> <a href=/latest>Latest</a></div><article class='post first'><h1>Bridge closure: "
+            f"how long?</h1><header><a href=/u/op>member1</a> <time>1 Mar 2024</time></header><div class=body>{opening}"
+            f"</div></article><div class=replies>{posts}</div><div class=pager>Page {page} of 12 <a href=?page="
+            f"{page + 1}>Next</a></div><div class=foot>Valley Forum</div></body></html>")
+
+
+@pytest.mark.xfail(strict=True, reason="the opening post, about half of each page's own text, counts twice in the "
+                   "whole-page fingerprint: page 7's is page 1's (Jaccard 0.37); not counted twice, near copies fell "
+                   "on eleven of the seventy-two trees (README, 'Tried and not kept'); telling them apart needs a "
+                   "stored fingerprint of the text outside the block")
+def test_a_thread_of_short_replies_keeps_each_page():
+    site = [(f"http://forum.test/t/1?page={p}", short_reply_page(p)) for p in range(1, 13)]
+    assert all(Extractor().texts(html).own_share < SHARED_SHARE for _, html in site)
+    assert [d.outcome for d in decide_all(site)] == ["kept"] * len(site)
 
 
 @pytest.mark.parametrize("store", ["memory", "sqlite"])
