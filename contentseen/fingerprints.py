@@ -26,7 +26,7 @@ import inspect
 import math
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import xxhash
@@ -38,8 +38,8 @@ from .features import Features, HashedFeatures, Vocabulary
 from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix64, table_digest
 from .simhash import MAX_K, QUANTUM, SimHasher
 from .text import EXTRACT_MODES, MINOR_SHARE, Extract, Extractor, PageText, html_and_utf8
-from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, stopword_bytes,
-                     token_counts, tokenize, word_counts, word_sequence)
+from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, numbers_of,
+                     stopword_bytes, token_counts, tokenize, word_counts, word_sequence)
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -348,6 +348,30 @@ class _Rows:
         return (mix64(keys ^ _PAIR_SALT) % size).astype(np.intp), counts
 
 
+class _Terms(NamedTuple):
+    """What a text's content fingerprint is made of (``PageFingerprinter._words``)."""
+
+    counts: Mapping[bytes, int] | HashedTokens
+    sequence: Callable[[], Sequence]
+    numbers: Mapping[bytes, int] | HashedTokens | None = None  # counting in part
+    weight: float = 0.0  # ... this much
+    with_numbers: Callable[[], Sequence] | None = None
+
+
+def _sequences(terms: _Terms, pair_weight: float) -> list[tuple[Sequence, float]]:
+    """The sequences whose pairs a fingerprint of ``terms`` adds, each with its pairs' weight: its
+    words', and where numbers count in part its words' and its words and numbers', shared by
+    that part (a text's pairs change as its numbers come to count, not at once)."""
+    if terms.numbers is None:
+        return [(terms.sequence(), pair_weight)]
+    return [(terms.sequence(), pair_weight * (1 - terms.weight)), (terms.with_numbers(), pair_weight * terms.weight)]
+
+
+def _hashed_sequence(text: str) -> np.ndarray:
+    """``word_sequence(text, True)`` hashed as ``HashedTokens.sequence``."""
+    return np.array([xxhash.xxh64_intdigest(w) for w in word_sequence(text, True)], dtype=np.uint64)
+
+
 class PageFingerprinter:
     """HTML or text -> content and whole text -> words -> fingerprints, under one ``Scheme``."""
 
@@ -407,34 +431,53 @@ class PageFingerprinter:
         rows, n = rows[content], n[content]
         return rows, self.weigher(n), int(n.sum())
 
-    def _simhash(self, rows_of: _Rows, counts: Mapping[bytes, int] | HashedTokens,
-                 sequence: Sequence[bytes] | np.ndarray = (),
-                 whole: Mapping[bytes, int] | HashedTokens | None = None) -> tuple[int | None, int]:
-        """(fingerprint, content words) of a page's word counts; None when it has fewer than
-        ``min_words`` content words. Beside them, the pairs of neighbouring words of its
-        ``sequence`` if given (weighed ``words.pair_weight`` times a word), or, for a page whose
-        content block is a sliver of it, the words of its ``whole`` text, these weighing
+    def _simhash(self, rows_of: _Rows, terms: "_Terms", pairs: bool = True,
+                 whole: "_Terms | None" = None) -> tuple[int | None, int]:
+        """(fingerprint, content words) of a page's ``terms`` (``_words``); None when it has fewer
+        than ``min_words`` content words. Beside its words, its numbers at their weight where
+        they count in part, and the pairs of neighbouring words of its sequence (``pairs``;
+        weighed ``words.pair_weight`` times a word; where numbers count in part, those of its
+        words and of its words and numbers, in the same parts), or, for a page whose content
+        block is a sliver of it, the terms of its ``whole`` text, these weighing
         ``SLIVER_WHOLE_WEIGHT`` times the block's in all: pages that share only the sliver (a
         site tagline) differ by their whole text, pages that share only their template (a
         short text beside a large menu) by the sliver."""
-        if self._native and whole is None and isinstance(counts, HashedTokens):
-            parts = [(counts.hashes, counts.counts, 1.0)]
-            if len(sequence) > 1:
-                parts.append((sequence, None, self.words.pair_weight))
+        pair_weight = self.words.pair_weight
+        if self._native and whole is None and isinstance(terms.counts, HashedTokens):
+            parts = [(terms.counts.hashes, terms.counts.counts, 1.0)]
+            if terms.numbers is not None:
+                parts.append((terms.numbers.hashes, terms.numbers.counts, terms.weight))
+            if pairs:
+                for sequence, weight in _sequences(terms, pair_weight):
+                    if len(sequence) > 1:
+                        parts.append((sequence, None, weight))
             return self._native_simhash(rows_of, parts, max(self.scheme.min_words, 1))
-        rows, weights, total = self._weighted(rows_of, counts)
+        rows, weights, total = self._weighted(rows_of, terms.counts)
         if total < max(self.scheme.min_words, 1):
             return None, total
+        rows, weights = self._with_numbers(rows_of, terms, rows, weights)
         if whole is not None:
-            w_rows, w_weights, _ = self._weighted(rows_of, whole)
+            # (the whole text's numbers only where they count in full: a table of contents'
+            # section numbers, a third of its tokens, moved a sliver's copy with a date added)
+            w_rows, w_weights, _ = self._weighted(rows_of, whole.counts)
             if len(w_weights):
                 w_weights = w_weights * (SLIVER_WHOLE_WEIGHT * weights.sum() / w_weights.sum())
             rows, weights = np.concatenate((rows, w_rows)), np.concatenate((weights, w_weights))
-        elif len(sequence) > 1 and self._pairs:
-            p_rows, p_counts = rows_of.pairs(sequence)
-            rows = np.concatenate((rows, p_rows))
-            weights = np.concatenate((weights, self.words.pair_weight * self.weigher(p_counts)))
+        elif pairs and self._pairs:
+            for sequence, weight in _sequences(terms, pair_weight):
+                if len(sequence) > 1:
+                    p_rows, p_counts = rows_of.pairs(sequence)
+                    rows = np.concatenate((rows, p_rows))
+                    weights = np.concatenate((weights, weight * self.weigher(p_counts)))
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
+
+    def _with_numbers(self, rows_of: _Rows, terms: "_Terms", rows: np.ndarray,
+                      weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``rows`` and ``weights`` with those of the numbers of ``terms`` that count in part."""
+        if terms.numbers is None:
+            return rows, weights
+        n_rows, n_weights, _ = self._weighted(rows_of, terms.numbers)
+        return np.concatenate((rows, n_rows)), np.concatenate((weights, terms.weight * n_weights))
 
     def _native_simhash(self, rows_of: _Rows, parts: list[tuple], min_total: int) -> tuple[int | None, int]:
         """``_simhash``'s (fingerprint, content words) of the terms ``parts`` (see
@@ -447,7 +490,7 @@ class PageFingerprinter:
         """Content fingerprint of a page given as the count of each of its words (bytes,
         stopwords included or not), without a whole-page fingerprint; none when it has fewer
         than ``min_words`` content words."""
-        fingerprint, words = self._simhash(self._rows, counts)
+        fingerprint, words = self._simhash(self._rows, _Terms(counts, tuple), False)
         return PageFingerprints(fingerprint, words, text_chars)
 
     def of_words(self, words: list[str], text_chars: int) -> PageFingerprints:
@@ -465,15 +508,15 @@ class PageFingerprinter:
         if (content_of is not None and content_of.fingerprint is not None
                 and not (texts.sliver or content_of.sliver or content_of.exact)):
             return replace(content_of, page=self._page_fingerprint(self._tokens(texts.whole), tokens), share=texts.share)
-        words, sequence = self._words(content, tokens)
+        terms = self._words(content, tokens)
         whole_tokens = alone = None
         if texts.sliver:
             whole_tokens = self._tokens(texts.whole)  # counted once: the whole-page fingerprint's too
-            fingerprint, n = self._simhash(self._rows, words, whole=self._words(texts.whole, whole_tokens, False)[0])
+            fingerprint, n = self._simhash(self._rows, terms, False, self._words(texts.whole, whole_tokens))
             if fingerprint is not None and texts.share >= ALONE_SHARE and n >= ALONE_WORDS:
-                alone = self._simhash(self._rows, words, sequence())[0]
+                alone = self._simhash(self._rows, terms)[0]
         else:
-            fingerprint, n = self._simhash(self._rows, words, sequence())
+            fingerprint, n = self._simhash(self._rows, terms)
         if fingerprint is not None:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
@@ -493,19 +536,25 @@ class PageFingerprinter:
         tokens = hashed_tokens(text) if self._scan else None
         return token_counts(text) if tokens is None else tokens
 
-    def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens,
-               sequence: bool = True) -> tuple[Mapping[bytes, int] | HashedTokens, Callable[[], Sequence]]:
-        """The words stage's counts of ``text`` from its ``tokens``, and a maker of its words in
-        order, for their pairs (``_simhash``; only the content's are made): numbers among them
-        where they are most of the text (``Words.numbers``)."""
-        numbers = self.words.numbers(tokens)
-        if isinstance(tokens, HashedTokens):
-            counts = tokens if numbers else tokens.without_numbers()
-            if numbers and sequence:
-                return counts, lambda: np.array([xxhash.xxh64_intdigest(w) for w in word_sequence(text, True)],
-                                                dtype=np.uint64)
-            return counts, lambda: tokens.sequence
-        return self.words.counts(text, tokens), lambda: self.words.sequence(text, True) if numbers else self.words.sequence(text)
+    def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> "_Terms":
+        """The words stage's terms of ``text`` from its ``tokens``: its counts, a maker of its
+        words in order, for their pairs (``_simhash``; only the content's are made), and where
+        its numbers count in part (``Words.numbers``, words v6) those numbers, how much, and a
+        maker of its words and numbers in order; where they count in full, among its words."""
+        weight = self.words.numbers(tokens)
+        hashed = isinstance(tokens, HashedTokens)
+        if weight == 1:
+            if hashed:
+                return _Terms(tokens, lambda: _hashed_sequence(text))
+            return _Terms(self.words.counts(text, tokens), lambda: self.words.sequence(text, True))
+        if hashed:
+            counts, numbers, words = tokens.without_numbers(), tokens.numbers(), lambda: tokens.sequence
+            both = lambda: _hashed_sequence(text)  # noqa: E731
+        else:
+            counts, numbers = self.words.counts(text, tokens), numbers_of(tokens)
+            words = lambda: self.words.sequence(text)  # noqa: E731
+            both = lambda: self.words.sequence(text, True)  # noqa: E731
+        return _Terms(counts, words, numbers, weight, both) if weight else _Terms(counts, words)
 
     def _page_fingerprint(self, whole: Mapping[bytes, int] | HashedTokens,
                           content: Mapping[bytes, int] | HashedTokens) -> int:

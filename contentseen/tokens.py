@@ -146,6 +146,11 @@ class HashedTokens:
         keep = ~self.digits
         return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence)
 
+    def numbers(self) -> "HashedTokens":
+        """Those of these tokens made of digits only."""
+        keep = self.digits
+        return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence)
+
 
 def hashed_tokens(text: str) -> HashedTokens | None:
     """``HashedTokens`` of ``text``, by the C token scan (``contentseen/_speedups.c``); None
@@ -189,15 +194,33 @@ def word_sequence(text: str, numbers: bool = False) -> list[bytes]:
     return list(pieces) if numbers else list(filterfalse(bytes.isdigit, pieces))
 
 
-def mostly_numbers(tokens: "Mapping[bytes, int] | HashedTokens") -> bool:
-    """Whether at least ``NUMBERS_SHARE`` of the ``tokens`` (counted), and ``NUMBERS_MIN`` of
-    them, are numbers."""
+def numbers_weight(tokens: "Mapping[bytes, int] | HashedTokens") -> float:
+    """How much the numbers among ``tokens`` count beside their words (words v6): fully where they
+    are at least ``NUMBERS_SHARE`` of the tokens (counted) and ``NUMBERS_MIN`` or more, not at
+    all below ``NUMBERS_SHARE_FROM`` of them or ``NUMBERS_MIN_FROM``, and in between as far as
+    each of the two stands between its lines (their product)."""
     # (most texts hold a few numbers: their total is not summed)
     if isinstance(tokens, HashedTokens):
         numbers = int(tokens.counts[tokens.digits].sum())
-        return numbers >= NUMBERS_MIN and numbers >= NUMBERS_SHARE * int(tokens.counts.sum())
-    numbers = sum(n for t, n in tokens.items() if t.isdigit())
-    return numbers >= NUMBERS_MIN and numbers >= NUMBERS_SHARE * sum(tokens.values())
+        total = int(tokens.counts.sum()) if numbers >= NUMBERS_MIN_FROM else 0
+    else:
+        numbers = sum(n for t, n in tokens.items() if t.isdigit())
+        total = sum(tokens.values()) if numbers >= NUMBERS_MIN_FROM else 0
+    if not total:
+        return 0.0
+    return (_between(numbers / total, NUMBERS_SHARE_FROM, NUMBERS_SHARE)
+            * _between(numbers, NUMBERS_MIN_FROM, NUMBERS_MIN))
+
+
+def _between(value: float, low: float, high: float) -> float:
+    """Where ``value`` stands from ``low`` (0) to ``high`` (1), within those."""
+    return 1.0 if value >= high else 0.0 if value <= low else (value - low) / (high - low)
+
+
+def mostly_numbers(tokens: "Mapping[bytes, int] | HashedTokens") -> bool:
+    """Whether at least ``NUMBERS_SHARE`` of the ``tokens`` (counted), and ``NUMBERS_MIN`` of
+    them, are numbers: whether they count as fully as words (``numbers_weight``)."""
+    return numbers_weight(tokens) == 1.0
 
 
 def _tokens(text: str) -> list[str]:
@@ -219,12 +242,24 @@ NUMBERS_SHARE = 0.5
 # "15.1 Paths ... 15.10", 20 of 39 tokens) is told by its words, and a mirror's timestamp, five
 # numbers in its content, moved it 5 bits. A box score holds 374 numbers, a page of share prices 80.
 NUMBERS_MIN = 50
+# Below those lines numbers count less, as far as a text stands above these (words v6), where they
+# counted in full or not at all: a text just under half numbers had none of them, so two logs of
+# one logger, the same lines with other times and order numbers (44% numbers, Jaccard 0.39-0.44),
+# were the same words, content within 3, and dropped; and a copy whose added date crossed the
+# line was another fingerprint.
+NUMBERS_SHARE_FROM = 0.25
+NUMBERS_MIN_FROM = 25
 
 
 def without_numbers(counts: Counter[bytes]) -> Counter[bytes]:
     """``counts`` without the tokens made of digits only (a page's content: a changed date or
     counter would move its fingerprint)."""
     return Counter({t: n for t, n in counts.items() if not t.isdigit()})
+
+
+def numbers_of(counts: Mapping[bytes, int]) -> Counter[bytes]:
+    """The tokens of ``counts`` made of digits only."""
+    return Counter({t: n for t, n in counts.items() if t.isdigit()})
 
 
 def stopword_bytes(stopwords: frozenset[str]) -> frozenset[bytes]:
@@ -272,13 +307,15 @@ def read_text_file(path: str | os.PathLike[str], what: str, allow_empty: bool = 
 class Words:
     """The tokenising stage: a page's content text -> the counts of the words (UTF-8 bytes) its
     content fingerprint is made of. The default: tokens of any script, lower-cased, numbers
-    left out but in a text made mostly of them (``numbers``). Subclass it (``counts`` and ``name``) and give it as ``Scheme(words=...)`` or
+    left out but in a text made mostly of them, and counted in part in one made of them in part
+    (``numbers``). Subclass it (``counts`` and ``name``) and give it as ``Scheme(words=...)`` or
     ``CONTENTSEEN_WORDS = "package.Class"``; ``name`` enters the store's scheme, so stores
     never mix fingerprints of two stages."""
 
     # v3: combining marks of every script are word characters; v4: numbers count in a text that
-    # is mostly numbers (``NUMBERS_SHARE``); v5: a pair weighs as much as a word, not half
-    name = "any-script/v5"
+    # is mostly numbers (``NUMBERS_SHARE``); v5: a pair weighs as much as a word, not half; v6:
+    # numbers count in part in a text between a quarter and half numbers (``numbers_weight``)
+    name = "any-script/v6"
     # How much a pair of neighbouring words weighs beside a word (see ``sequence``): listings
     # made of one small vocabulary (courses of one catalogue, homes of one town, a logger's lines,
     # a league's fixtures, a tournament's pairings) hold the same words in other orders, and at
@@ -291,12 +328,16 @@ class Words:
         """The words of ``text``; ``tokens`` are its tokens of any script, numbers included
         (``token_counts(text)``: the whole-page fingerprint counts them too, so they are made
         once). Numbers are left out but where they are most of the text (``numbers``)."""
-        return tokens if self.numbers(tokens) else without_numbers(tokens)
+        return tokens if self.numbers(tokens) == 1 else without_numbers(tokens)
 
-    def numbers(self, tokens: "Mapping[bytes, int] | HashedTokens") -> bool:
-        """Whether the numbers among a text's ``tokens`` count as its words (``NUMBERS_SHARE``);
-        never in a subclass with a ``counts`` or ``sequence`` of its own."""
-        return type(self).counts is Words.counts and type(self).sequence is Words.sequence and mostly_numbers(tokens)
+    def numbers(self, tokens: "Mapping[bytes, int] | HashedTokens") -> float:
+        """How much the numbers among a text's ``tokens`` count beside its words
+        (``numbers_weight``: 1, they are words, ``counts`` keeps them; between 0 and 1, the
+        fingerprint adds them, and their pairs, at that weight); never in a subclass with a
+        ``counts`` or ``sequence`` of its own."""
+        if type(self).counts is not Words.counts or type(self).sequence is not Words.sequence:
+            return 0.0
+        return numbers_weight(tokens)
 
     def sequence(self, text: str, numbers: bool = False) -> Sequence[bytes]:
         """The words of ``text`` in order, whose pairs of neighbours are features of the content

@@ -4,7 +4,10 @@ Numbers are left out of the content fingerprint so that a changed date, counter 
 nothing on a page of words. Two box scores of one team's games have the same words (players,
 columns, arena): their content fingerprints were equal and their whole pages, whose numbers
 all lie in 0..40, 7 bits apart: the later game was dropped (Jaccard of the pages 0.13). Where
-numbers are at least ``NUMBERS_SHARE`` of a text's tokens, they count, and pair, as its words.
+numbers are at least ``NUMBERS_SHARE`` of a text's tokens, they count, and pair, as its words;
+from a quarter of them (``NUMBERS_SHARE_FROM``) up to there, they count in part (words v6): two
+logs of one logger, the same lines at other times (44% numbers), were the same words and one
+page.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from contentseen.demosite import Page
 from contentseen.engine import Engine
 from contentseen.fingerprints import Scheme, same_page
 from contentseen.pure_python import left_out
+from contentseen.text import Extractor
 from contentseen.stores import open_store
-from contentseen.tokens import NUMBERS_MIN, NUMBERS_SHARE, AsciiWords, Words, mostly_numbers, token_counts
+from contentseen.tokens import (NUMBERS_MIN, NUMBERS_MIN_FROM, NUMBERS_SHARE, NUMBERS_SHARE_FROM, AsciiWords, Words,
+                                mostly_numbers, numbers_weight, token_counts)
 
 CTYPE = "text/html; charset=utf-8"
 PLAYERS = ["Avery Brooks", "Jordan Ellis", "Morgan Hale", "Casey Vaughn", "Riley Santos", "Quinn Marsh",
@@ -109,3 +114,47 @@ def test_a_crawl_keeps_every_game_and_drops_the_mirrors_copies(crawls):
     both_clean(first, second, 7)
     assert sorted(path_of(d.url) for d in second.drops) == sorted(f"/g/{g}.html" for g in range(1, 7))
     assert all(d.duplicates == stats + path_of(d.url) for d in second.drops)
+
+
+def test_numbers_count_in_part_between_a_quarter_and_half_of_the_text():
+    assert (NUMBERS_SHARE_FROM, NUMBERS_MIN_FROM) == (0.25, 25)
+    numbers = " ".join(map(str, range(100)))
+    assert numbers_weight(token_counts(f"{numbers} {'word ' * 100}")) == 1.0  # half
+    assert numbers_weight(token_counts(f"{numbers} {'word ' * 300}")) == 0.0  # a quarter
+    assert numbers_weight(token_counts(f"{numbers} {'word ' * 150}")) == pytest.approx(0.6)  # 40%
+    assert numbers_weight(token_counts(" ".join(map(str, range(25))))) == 0.0  # all numbers, too few
+    assert numbers_weight(token_counts(" ".join(map(str, range(40))))) == pytest.approx(0.6)
+    assert numbers_weight(token_counts("")) == 0.0
+
+
+LOGGERS = [("INFO", "http-nio-8080-exec-3", "o.a.c.c.StandardService", "Request served for order"),
+           ("WARN", "scheduler", "c.k.shop.OrderSync", "Retrying order sync after timeout of"),
+           ("ERROR", "scheduler", "o.h.engine.jdbc.spi.SqlExceptionHelper", "Failed to process order"),
+           ("DEBUG", "main", "c.k.shop.Cache", "Evicted cache entries for order")]
+
+
+def log_page(paste: int, banner: str = "") -> str:
+    """A paste of 30 lines of one shop's log: the same loggers and messages, other times and orders."""
+    rnd = random.Random(paste)
+    lines = "\n".join(f"2024-08-{rnd.randint(10, 28)} {rnd.randint(0, 23):02d}:{rnd.randint(0, 59):02d}:"
+                      f"{rnd.randint(0, 59):02d},{rnd.randint(0, 999):03d} {level} [{thread}] {logger} - {message} "
+                      f"{rnd.randint(1000, 9999)}" for level, thread, logger, message in
+                      (rnd.choice(LOGGERS) for _ in range(30)))
+    return (f"<!DOCTYPE html><html><head><title>Paste {paste}</title></head><body>{banner}<header><a href='/'>Pastes"
+            f"</a></header><main><h1>Untitled paste</h1><pre>{lines}</pre></main><footer>Pastes</footer></body></html>")
+
+
+def test_two_logs_of_one_logger_are_two_pages_and_a_copy_is_one():
+    pf = Scheme().build()
+    pages = [pf.of_html(log_page(i)) for i in range(1, 9)]
+    assert 0 < Scheme().build().words.numbers(token_counts(Extractor().texts(log_page(1)).content)) < 1
+    assert not any(same_page(a, b, pf.scheme) for k, b in enumerate(pages) for a in pages[:k])
+    before = Scheme(words=WordsOnly()).build()  # the numbers left out: the logs were one page
+    old = [before.of_html(log_page(i)) for i in range(1, 9)]
+    assert sum(same_page(a, b, before.scheme) for k, b in enumerate(old) for a in old[:k]) >= 5
+    copy = pf.of_html(log_page(3, "<p class='mirror'>Mirrored on 2026-11-27 at 10:42 by the archive.</p>"))
+    assert same_page(pages[2], copy, pf.scheme)
+    with left_out():
+        python = Scheme().build().of_html(log_page(3))
+    assert (python.fingerprint, python.page) == (pages[2].fingerprint, pages[2].page)
+

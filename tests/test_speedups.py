@@ -27,7 +27,7 @@ from hypothesis import given, settings, strategies as st
 
 from contentseen import markup, text as text_module, tokens, weights
 from contentseen.pure_python import left_out
-from contentseen.fingerprints import Scheme
+from contentseen.fingerprints import Scheme, _Terms
 from contentseen.text import PageText, decode_html
 from selectolax.lexbor import LexborHTMLParser
 
@@ -476,18 +476,24 @@ def test_fingerprints_summed_in_c_are_numpys(pydoc_texts, scheme):
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(1, 50_000)), max_size=400),
        st.lists(st.integers(0, 450), max_size=2000), st.sampled_from(["log", "tf", "binary"]),
-       st.sampled_from([65536, 1000, 1]))
-def test_c_sums_on_any_terms(terms, picks, weighting, features):
+       st.sampled_from([65536, 1000, 1]), st.floats(0.001, 0.999), st.lists(st.booleans(), max_size=400))
+def test_c_sums_on_any_terms(terms, picks, weighting, features, weight, digits):
     # Words of any hash (stopwords among them), counts past the log table's 4,096 and more than the
-    # 64 weight classes, sequences of repeated pairs: the C sums against numpy's.
+    # 64 weight classes, sequences of repeated pairs, numbers counting in part (words v6): the C
+    # sums against numpy's.
     fast, slow = _both_ways(Scheme(weighting=weighting, features=features, min_words=0))
     stop = fast._rows.stop_hashes
     hashes = np.array([h for h, _ in terms] + stop[:3].tolist(), dtype=np.uint64)
     counts = np.array([c for _, c in terms] + [5, 1, 2], dtype=np.int64)
     tokens_ = tokens.HashedTokens(hashes, counts, np.zeros(len(hashes), dtype=bool),
                                   hashes[np.array(picks, dtype=np.intp) % len(hashes)])
-    assert fast._simhash(fast._rows, tokens_, tokens_.sequence) == slow._simhash(slow._rows, tokens_, tokens_.sequence)
+    terms_ = _Terms(tokens_, lambda: tokens_.sequence)
+    assert fast._simhash(fast._rows, terms_) == slow._simhash(slow._rows, terms_)
     assert fast._page_fingerprint(tokens_, tokens_) == slow._page_fingerprint(tokens_, tokens_)
+    flags = np.array((digits + [False] * len(hashes))[:len(hashes)], dtype=bool)
+    mixed = tokens.HashedTokens(hashes, counts, flags, tokens_.sequence)
+    part = _Terms(mixed.without_numbers(), lambda: np.ascontiguousarray(tokens_.sequence[::2]), mixed.numbers(), weight, lambda: tokens_.sequence)
+    assert fast._simhash(fast._rows, part) == slow._simhash(slow._rows, part)
 
 
 def test_a_tie_is_the_same_in_any_order():
