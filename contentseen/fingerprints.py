@@ -490,7 +490,7 @@ class PageFingerprinter:
         """Content fingerprint of a page given as the count of each of its words (bytes,
         stopwords included or not), without a whole-page fingerprint; none when it has fewer
         than ``min_words`` content words."""
-        fingerprint, words = self._simhash(self._rows, _Terms(counts, tuple), False)
+        fingerprint, words = self._simhash(self._rows, _Terms(counts, lambda: ()), False)
         return PageFingerprints(fingerprint, words, text_chars)
 
     def of_words(self, words: list[str], text_chars: int) -> PageFingerprints:
@@ -548,13 +548,14 @@ class PageFingerprinter:
                 return _Terms(tokens, lambda: _hashed_sequence(text))
             return _Terms(self.words.counts(text, tokens), lambda: self.words.sequence(text, True))
         if hashed:
-            counts, numbers, words = tokens.without_numbers(), tokens.numbers(), lambda: tokens.sequence
-            both = lambda: _hashed_sequence(text)  # noqa: E731
+            counts, words = tokens.without_numbers(), lambda: tokens.sequence
         else:
-            counts, numbers = self.words.counts(text, tokens), numbers_of(tokens)
-            words = lambda: self.words.sequence(text)  # noqa: E731
-            both = lambda: self.words.sequence(text, True)  # noqa: E731
-        return _Terms(counts, words, numbers, weight, both) if weight else _Terms(counts, words)
+            counts, words = self.words.counts(text, tokens), lambda: self.words.sequence(text)
+        if not weight:
+            return _Terms(counts, words)
+        if hashed:
+            return _Terms(counts, words, tokens.numbers(), weight, lambda: _hashed_sequence(text))
+        return _Terms(counts, words, numbers_of(tokens), weight, lambda: self.words.sequence(text, True))
 
     def _page_fingerprint(self, whole: Mapping[bytes, int] | HashedTokens,
                           content: Mapping[bytes, int] | HashedTokens) -> int:
