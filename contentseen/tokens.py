@@ -143,12 +143,13 @@ class HashedTokens:
 
     def without_numbers(self) -> "HashedTokens":
         """These tokens less those made of digits only (``without_numbers``)."""
-        keep = ~self.digits
-        return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence)
+        return self._kept(~self.digits)
 
     def numbers(self) -> "HashedTokens":
         """Those of these tokens made of digits only."""
-        keep = self.digits
+        return self._kept(self.digits)
+
+    def _kept(self, keep: np.ndarray) -> "HashedTokens":
         return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence)
 
 
