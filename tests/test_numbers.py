@@ -18,11 +18,9 @@ import pytest
 from sites import both_clean, path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
-from contentseen.engine import Engine
 from contentseen.fingerprints import Scheme, same_page
 from contentseen.pure_python import left_out
 from contentseen.text import Extractor
-from contentseen.stores import open_store
 from contentseen.tokens import (NUMBERS_MIN, NUMBERS_MIN_FROM, NUMBERS_SHARE, NUMBERS_SHARE_FROM, AsciiWords, Words,
                                 mostly_numbers, numbers_weight, token_counts)
 
