@@ -85,11 +85,13 @@ class Engine:
         self.revisits = revisits
         self.templates = templates
         # A third-party store written before per-page page distances applies its own to all.
-        self._page_limits = store is not None and _takes_page_distance(store.check_and_add)
+        self._page_limits = store is not None and _takes(store.check_and_add, "page_distance")
         # Blocks a host shows on many pages (``shareable``): where the whole page can be asked (a
         # store taking a page distance per check; without one, as ContentSeen's stores all do)
         # and is asked at all (not 64: content alone deciding).
         self._shared_rule = (store is None or self._page_limits) and pages.scheme.page_distance < PAGE_BITS
+        # ... and the text outside such a block too, where the store keeps it (SQLite, memory).
+        self._rests = self._shared_rule and store is not None and _takes(store.check_and_add, "rest_distance")
 
     def _limit(self, page: PageFingerprints, own_host: bool = False) -> dict:
         """The page's own page distance (``Scheme.page_limit``, against pages of its ``own_host``
@@ -109,18 +111,22 @@ class Engine:
         page whose content block its host shows on other pages too (``PageFingerprints.shared``)
         is looked up as it is first: a match of its own URL or on another host (its mirror's
         copy) is the answer, else pages of its own host match it within ``SHARED_PAGE_DISTANCE``
-        of a whole page. In the caller's thread."""
+        of a whole page and, where the store keeps both pages' ``rest`` fingerprints, with rests
+        within the page's usual page limit. In the caller's thread."""
         limit = self._limit(page)
+        rest = {"rest": page.rest} if page.rest is not None else {}
         if page.shared:
             match = self.store.lookup(page.fingerprint, page=page.page, **limit)
-            if match is not None and (match.url == url or _host(match.url) != _host(url) or (
-                    match.page_distance is None or match.page_distance <= self.pages.scheme.page_limit(page, True))):
+            if match is not None and (match.url == url or _host(match.url) != _host(url) or (not rest and (
+                    match.page_distance is None or match.page_distance <= self.pages.scheme.page_limit(page, True)))):
                 return match  # its own URL again, another host's copy, or a whole page that agrees
+            if rest:  # and the text outside the block as near as a whole page elsewhere, where both have it
+                rest["rest_distance"] = self.pages.scheme.page_limit(page)
             limit = self._limit(page, own_host=True)
         if second is not None or page.alone is not None:
-            match = self.store.lookup(page.fingerprint, page=page.page, **limit)
+            match = self.store.lookup(page.fingerprint, page=page.page, **limit, **rest)
             if match is None and page.alone is not None:
-                match = self.store.lookup(page.alone, page=page.page, **limit)
+                match = self.store.lookup(page.alone, page=page.page, **limit, **rest)
                 match = match and replace(match, alone=True)
             if match is not None:
                 return match
@@ -128,7 +134,7 @@ class Engine:
             match = self.store.lookup(second.page.fingerprint, page=second.page.page, **self._limit(second.page))
             if match is not None and match.distance <= SECOND_LOOK_DISTANCE and _host(match.url) != _host(url):
                 return replace(match, template_lines=second.lines)
-        return self.store.check_and_add(page.fingerprint, url, page=page.page, **limit)
+        return self.store.check_and_add(page.fingerprint, url, page=page.page, **limit, **rest)
 
     def query(self, url: str, page: PageFingerprints, second: SecondLook | None = None) -> Query | None:
         """The page's ``check`` as one query of the store's ``check_many`` (checks batched), when
@@ -136,7 +142,7 @@ class Engine:
         and the store takes a page distance per page; else None (``check`` asks the store)."""
         if second is not None or page.alone is not None or page.shared or not self._page_limits:
             return None
-        return Query(page.fingerprint, url, page.page, self._limit(page).get("page_distance"))
+        return Query(page.fingerprint, url, page.page, self._limit(page).get("page_distance"), page.rest)
 
     def fingerprint(self, ctype: str, body: bytes, content_type: str | None = None,
                     url: str = "") -> tuple[PageFingerprints, SecondLook | None]:
@@ -149,7 +155,10 @@ class Engine:
         if ctype in TEXT_TYPES:
             return self.pages.of_text(decode_html(body, content_type)), None
         texts = self.pages.html_texts(body, content_type)
-        page = self.pages.of_texts(texts)
+        # the rest of a page marking a block that holds less than SHARED_SHARE of its own text: its
+        # other own text (a thread's replies; a narrowed page's rest is its menus and sidebars)
+        rest = self.templates is not None and self._rests and texts.own_share < SHARED_SHARE
+        page = self.pages.of_texts(texts, rest=rest)
         if self.templates is None or page.fingerprint is None:
             return page, None
         host = _host(url)
@@ -231,8 +240,8 @@ def _host(url: str) -> str:
     return f"{parts.hostname or ''}:{port}"
 
 
-def _takes_page_distance(method: Callable) -> bool:
+def _takes(method: Callable, argument: str) -> bool:
     try:
-        return "page_distance" in inspect.signature(method).parameters
+        return argument in inspect.signature(method).parameters
     except (TypeError, ValueError):  # a builtin without a signature
         return False

@@ -237,6 +237,10 @@ class PageFingerprints:
     # its content block is on other pages of its host too (``Engine.fingerprint``): against a page
     # of its own host no evidence that two pages are one, which the whole page must give alone
     shared: bool = field(default=False, repr=False)
+    # of its text outside its content block (``PageFingerprinter.of_texts(rest=True)``), for a
+    # page whose marked block may be its host's (``engine.Engine.fingerprint``): stored, compared
+    # against its own host's pages once the block is found on others (``engine.Engine.check``)
+    rest: int | None = field(default=None, repr=False)
 
     def hex(self, bits: int) -> str | None:
         """The content fingerprint as fixed-width hex, or None."""
@@ -498,11 +502,12 @@ class PageFingerprinter:
         split into words as ``tokenize`` would)."""
         return self.of_counts(word_counts(" ".join(words)), text_chars)
 
-    def of_texts(self, texts: PageText, content_of: PageFingerprints | None = None) -> PageFingerprints:
+    def of_texts(self, texts: PageText, content_of: PageFingerprints | None = None, rest: bool = False) -> PageFingerprints:
         """Both fingerprints of a page's extracted text (see the module's docstring). Given
         ``content_of``, the fingerprints of a page with the same content, neither of them a
         sliver nor short (a second look that left out lines beside the content only), its
-        content fingerprint is taken as it is and the whole-page fingerprint alone made."""
+        content fingerprint is taken as it is and the whole-page fingerprint alone made. With
+        ``rest``, a page neither a sliver nor short gets its ``rest`` fingerprint too."""
         content = texts.content
         tokens = self._tokens(content)
         if (content_of is not None and content_of.fingerprint is not None
@@ -521,7 +526,8 @@ class PageFingerprinter:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
-                                    sliver=texts.sliver, share=texts.share, alone=alone, flat=texts.flat)
+                                    sliver=texts.sliver, share=texts.share, alone=alone, flat=texts.flat,
+                                    rest=self._page_fingerprint(whole_tokens, tokens, -1.0) if rest and not texts.sliver else None)
         whole = " ".join(texts.whole.split())
         if not whole:
             return PageFingerprints(None, 0, 0, flat=texts.flat)
@@ -558,19 +564,21 @@ class PageFingerprinter:
         return _Terms(counts, words, numbers_of(tokens), weight, lambda: self.words.sequence(text, True))
 
     def _page_fingerprint(self, whole: Mapping[bytes, int] | HashedTokens,
-                          content: Mapping[bytes, int] | HashedTokens) -> int:
+                          content: Mapping[bytes, int] | HashedTokens, more: float = CONTENT_BOOST - 1.0) -> int:
         """The whole-page fingerprint: every token of the ``whole`` text (its token counts), those
         of the ``content`` counted ``CONTENT_BOOST`` times more. A banner or notice added around a
         short page's content then moves it less, while a page whose content block is a sliver
-        of it (a table of contents narrowed to its site's tagline) is still its whole text."""
+        of it (a table of contents narrowed to its site's tagline) is still its whole text. With
+        ``more`` -1, the rest fingerprint: the content's tokens taken away (a word of both
+        weighs what its count outside the block adds)."""
         rows_of = self._page_rows
         if self._native and isinstance(whole, HashedTokens) and isinstance(content, HashedTokens):
-            parts = [(whole.hashes, whole.counts, 1.0), (content.hashes, content.counts, CONTENT_BOOST - 1.0)]
+            parts = [(whole.hashes, whole.counts, 1.0), (content.hashes, content.counts, more)]
             return self._native_simhash(rows_of, parts, 0)[0]
         rows, weights, _ = self._weighted(rows_of, whole)
         c_rows, c_weights, _ = self._weighted(rows_of, content)
         return rows_of.fingerprinter.fingerprint_rows(
-            np.concatenate((rows, c_rows)), np.concatenate((weights, (CONTENT_BOOST - 1) * c_weights)))
+            np.concatenate((rows, c_rows)), np.concatenate((weights, more * c_weights)))
 
     def of_text(self, text: str) -> PageFingerprints:
         """Fingerprints of plain text (``text/plain`` responses): the text is the whole page."""

@@ -302,7 +302,7 @@ def race_worker(url: str, bits: int, k: int, ops: list[Op], tag: str, options: d
             start()
         queries = [Query(fp, f"http://{tag}.test/{i}", page) for i, (fp, page) in enumerate(map(fp_page, ops))]
         if not batch:
-            return [(op, store.check_and_add(*q) is None) for op, q in zip(ops, queries)]
+            return [(op, store.check_and_add(*q[:4]) is None) for op, q in zip(ops, queries)]
         results = []
         for lo in range(0, len(ops), batch):
             matches = store.check_many(queries[lo : lo + batch])

@@ -8,6 +8,7 @@ URLs or files: what the middleware would decide for B after A, and why).
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 import time
@@ -55,11 +56,14 @@ def open_any(url: str, prefix: str, like: str | None = None) -> FingerprintStore
 
 
 def entry_json(entry: Entry, bits: int) -> str:
-    return json.dumps({
+    row = {
         "fingerprint": format(entry.fingerprint, f"0{(bits + 3) // 4}x"),
         "page": None if entry.page is None else f"{entry.page:016x}",
         "url": entry.url, "seen": entry.seen,
-    }, ensure_ascii=False)
+    }
+    if entry.rest is not None:
+        row["rest"] = f"{entry.rest:016x}"
+    return json.dumps(row, ensure_ascii=False)
 
 
 def cmd_info(store: FingerprintStore, args: argparse.Namespace) -> int:
@@ -103,9 +107,9 @@ def cmd_export(store: FingerprintStore, args: argparse.Namespace) -> int:
 def _parse_line(line: str, number: int, name: str) -> Entry:
     try:
         row = json.loads(line)
-        page = row.get("page")
+        page, rest = row.get("page"), row.get("rest")
         return Entry(int(row["fingerprint"], 16), None if page is None else int(page, 16), str(row["url"]),
-                     float(row.get("seen", time.time())))
+                     float(row.get("seen", time.time())), None if rest is None else int(rest, 16))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         fail(PROG, f"{name}: line {number}: not an exported entry "
                    f"(JSON with fingerprint and page in hex, url, seen): {type(exc).__name__}: {exc}")
@@ -123,6 +127,11 @@ def _batches(lines: Iterator[str], name: str) -> Iterator[list[Entry]]:
         yield batch
 
 
+def _takes_rests(store: FingerprintStore) -> bool:
+    """Whether ``store.add_many`` keeps rest fingerprints (the Redis stores keep none)."""
+    return "rests" in inspect.signature(store.add_many).parameters
+
+
 def cmd_import(store: FingerprintStore, args: argparse.Namespace) -> int:
     total = 0
     try:
@@ -131,8 +140,9 @@ def cmd_import(store: FingerprintStore, args: argparse.Namespace) -> int:
         fail(PROG, f"{args.file}: {exc.strerror}")
     with source:
         for batch in _batches(source, args.file):
-            fps, pages, urls, seen = zip(*batch)
-            store.add_many(list(fps), list(urls), list(pages), list(seen))
+            fps, pages, urls, seen, rests = zip(*batch)
+            extra = {"rests": list(rests)} if any(r is not None for r in rests) and _takes_rests(store) else {}
+            store.add_many(list(fps), list(urls), list(pages), list(seen), **extra)
             total += len(batch)
     print(f"imported {total} entries; the store holds {len(store)}")
     return 0

@@ -1,14 +1,17 @@
 """The fingerprint store interface (``registry.open_store`` picks a backend by URL).
 
-A store keeps (fingerprint, page fingerprint, URL, time) and answers, atomically, "is any stored
-fingerprint within the distance of this one, with a page fingerprint that agrees? if not, add
-it". It saves the scheme it was made with (bits, features, table, stopwords, extraction, block
+A store keeps (fingerprint, page fingerprint, rest fingerprint, URL, time) and answers,
+atomically, "is any stored fingerprint within the distance of this one, with a page fingerprint
+that agrees? if not, add it". It saves the scheme it was made with (bits, features, table, stopwords, extraction, block
 layout, storage layout, page distance) and refuses to open under another.
 
 The fingerprint is of a page's main content; the optional *page* fingerprint (64 bits, of all
 its visible text) is evidence a drop must also have: a stored entry matches only when both are
 near, or when either side has no page fingerprint. The index is keyed by the content
-fingerprint alone; page fingerprints are compared on its candidates.
+fingerprint alone; page fingerprints are compared on its candidates. The optional *rest*
+fingerprint (64 bits, of the page's text outside its content block) is stored when given and
+compared only when a check asks for it (``rest_distance``): a page whose content block its host
+shows on other pages too, against the pages of its own host (``engine.Engine.check``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class Query(NamedTuple):
     url: str
     page: int | None = None
     page_distance: int | None = None
+    rest: int | None = None
+    rest_distance: int | None = None
 
 
 class Entry(NamedTuple):
@@ -58,6 +63,7 @@ class Entry(NamedTuple):
     page: int | None
     url: str
     seen: float  # unix time it was stored
+    rest: int | None = None  # the text outside its content block (stores taking one; None: none)
 
 
 class FingerprintStore(abc.ABC):
@@ -88,24 +94,31 @@ class FingerprintStore(abc.ABC):
         fingerprints within the page distance or either missing; ties: the closer page, then the
         one stored first), else store the fingerprints with ``url`` and return None. Two processes adding the same
         content at once keep exactly one copy. ``page_distance``: a smaller page distance for
-        this page (``Scheme.page_limit``; never a larger one than the store's)."""
+        this page (``Scheme.page_limit``; never a larger one than the store's). A store taking
+        ``rest`` and ``rest_distance`` too (the built-in SQLite and memory stores) stores the
+        ``rest`` fingerprint, and with a ``rest_distance`` matches only entries whose rest is
+        within it or missing (``rest_vetoes``)."""
 
     @abc.abstractmethod
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
-        """The closest stored match, as ``check_and_add`` finds it, without adding."""
+        """The closest stored match, as ``check_and_add`` finds it, without adding (a store taking
+        ``rest`` and ``rest_distance`` in ``check_and_add`` takes them here too)."""
 
     def check_many(self, queries: Sequence[Query]) -> list[Match | None]:
         """``check_and_add`` of each query, in order, as if one after another (a query may
         match an earlier one of the batch); each query atomic as ``check_and_add`` is. A store
         that can answers them in fewer round trips than one a query (the Redis stores); on a
-        failure some of the batch may be stored. Third-party stores inherit this loop."""
-        return [self.check_and_add(q.fingerprint, q.url, q.page, q.page_distance) for q in queries]
+        failure some of the batch may be stored. Third-party stores inherit this loop (a query's
+        rest is passed on only when it has one: the engine gives one only to a store taking it)."""
+        return [self.check_and_add(q.fingerprint, q.url, q.page, q.page_distance, **rest_arguments(q.rest, q.rest_distance))
+                for q in queries]
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
                  pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:
         """Store entries without checking them (seeding a store, or migrating one: ``add_many``
         of another store's ``entries()``, in their order). ``seen``: their unix times (now when
-        None). Optional for third-party stores."""
+        None). A store keeping rest fingerprints takes ``rests`` too. Optional for third-party
+        stores."""
         raise NotImplementedError(f"{type(self).__name__} has no add_many")
 
     def entries(self) -> Iterator[Entry]:
@@ -186,6 +199,9 @@ class FingerprintStore(abc.ABC):
 
 
 PAGE_BITS = 64
+# Candidates a check passes over whose rest disagrees (``rest_vetoes``): past them the page is
+# taken for no copy. The closest whole page comes first, and a copy's whole page is closest.
+REST_TRIES = 16
 EXPECTED_SETTING = "CONTENTSEEN_EXPECTED_PAGES"
 EXPIRE_SETTING = "CONTENTSEEN_EXPIRE"
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -238,10 +254,10 @@ def expected_pages(settings: Any) -> int:
 
 
 def check_batch(fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None,
-                seen: Sequence[float] | None) -> None:
+                seen: Sequence[float] | None, rests: Sequence[int | None] | None = None) -> None:
     """``add_many``'s arguments must line up."""
-    if len(fingerprints) != len(urls) or any(x is not None and len(x) != len(urls) for x in (pages, seen)):
-        raise ValueError("add_many: fingerprints, urls, pages and seen differ in length")
+    if len(fingerprints) != len(urls) or any(x is not None and len(x) != len(urls) for x in (pages, seen, rests)):
+        raise ValueError("add_many: fingerprints, urls, pages, seen and rests differ in length")
 
 
 def saved_scheme(identity: Mapping[str, str], index: str, layout: str, page_distance: int | None) -> dict[str, str]:
@@ -255,6 +271,13 @@ def saved_scheme(identity: Mapping[str, str], index: str, layout: str, page_dist
     return {**identity, "index": index, "layout": layout, "page_distance": pages}
 
 
+def rest_argument(rest: int | None) -> int | None:
+    """A rest fingerprint as a store keeps it (64 bits, or None)."""
+    if rest is not None and not 0 <= rest < 1 << PAGE_BITS:
+        raise ContentSeenError(f"rest fingerprint {rest:#x} does not fit in {PAGE_BITS} bits")
+    return rest
+
+
 def page_argument(page: int | None, page_distance: int | None) -> int | None:
     """The page fingerprint a store compares: None when it has none or the store ignores pages."""
     if page is None or page_distance is None:
@@ -262,6 +285,21 @@ def page_argument(page: int | None, page_distance: int | None) -> int | None:
     if not 0 <= page < 1 << PAGE_BITS:
         raise ContentSeenError(f"page fingerprint {page:#x} does not fit in {PAGE_BITS} bits")
     return page
+
+
+def rest_arguments(rest: int | None, rest_distance: int | None) -> dict[str, int]:
+    """The ``rest`` keyword arguments of a check, none when it has no rest (any store takes that)."""
+    if rest is None:
+        return {}
+    return {"rest": rest} if rest_distance is None else {"rest": rest, "rest_distance": rest_distance}
+
+
+def rest_vetoes(rest: int | None, stored: int | None, rest_distance: int | None) -> bool:
+    """Whether a stored entry's ``stored`` rest fingerprint rules it out as a match of a check
+    with this ``rest`` and ``rest_distance``: only when the check asks (a distance) and both
+    sides have one, as with page fingerprints."""
+    return (rest_distance is not None and rest is not None and stored is not None
+            and (rest ^ stored).bit_count() > rest_distance)
 
 
 def applied_page_distance(store_limit: int | None, asked: int | None) -> int | None:

@@ -1,5 +1,5 @@
-"""The in-memory store: ``memory://`` -- a ``HammingIndex`` with each entry's page fingerprint,
-URL and time, for tests and one-off runs (a ``contentseen-evaluate``, a short crawl).
+"""The in-memory store: ``memory://`` -- a ``HammingIndex`` with each entry's page and rest
+fingerprints, URL and time, for tests and one-off runs (a ``contentseen-evaluate``, a short crawl).
 
 Nothing persists: every open starts empty, and the store holds one Python entry per page, so it
 is no store for a crawl of many millions of pages. Check-and-add takes a lock: threads sharing
@@ -16,8 +16,8 @@ from typing import Iterator, Mapping, Sequence
 from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..index import HammingIndex
 from .base import (
-    Entry, FingerprintStore, Match, applied_page_distance, check_batch, expected_pages, expire_seconds,
-    page_argument, saved_scheme,
+    REST_TRIES, Entry, FingerprintStore, Match, applied_page_distance, check_batch, expected_pages, expire_seconds,
+    page_argument, rest_argument, rest_vetoes, saved_scheme,
 )
 
 LAYOUT = "memory-v1"
@@ -45,35 +45,39 @@ class MemoryStore(FingerprintStore):
         self._front = 0  # entries before it are all removed: where the oldest live one is sought
         self._lock = threading.RLock()
 
-    def _closest(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
+    def _closest(self, fingerprint: int, page: int | None, limit: int | None, rest: int | None = None,
+                 rest_distance: int | None = None) -> Match | None:
         ids, dists = self.index.query(fingerprint)  # by distance, then first stored
         cutoff = self.cutoff()
-        best = None  # (distance, page distance or -1, id, match): the closer page wins a tie
+        agree = []  # (distance, page distance or -1, id, rest, match): the closer page wins a tie
         for i, d in zip(ids.tolist(), dists.tolist()):
-            if best is not None and d > best[0]:
+            if agree and d > agree[0][0] and rest_distance is None:
                 break
-            fp, stored_page, url, seen = self._entries[i]
+            fp, stored_page, url, seen, stored_rest = self._entries[i]
             if cutoff is not None and seen < cutoff:
                 continue
             page_d = None if page is None or stored_page is None else (page ^ stored_page).bit_count()
             if page_d is None or page_d <= limit:
-                key = (d, -1 if page_d is None else page_d, i)
-                if best is None or key < best[:3]:
-                    best = (*key, Match(url=url, fingerprint=fp, distance=d, page_distance=page_d))
-        return None if best is None else best[3]
+                agree.append((d, -1 if page_d is None else page_d, i, stored_rest,
+                               Match(url=url, fingerprint=fp, distance=d, page_distance=page_d)))
+        agree.sort(key=lambda a: a[:3])
+        passed = [a for a in agree[:REST_TRIES] if not rest_vetoes(rest, a[3], rest_distance)]
+        return passed[0][4] if passed else None
 
-    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
+    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None,
+               rest: int | None = None, rest_distance: int | None = None) -> Match | None:
         return self._closest(fingerprint, page_argument(page, self.page_distance),
-                             applied_page_distance(self.page_distance, page_distance))
+                             applied_page_distance(self.page_distance, page_distance), rest_argument(rest), rest_distance)
 
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
-                      page_distance: int | None = None) -> Match | None:
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None, page_distance: int | None = None,
+                      rest: int | None = None, rest_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
         limit = applied_page_distance(self.page_distance, page_distance)
+        rest = rest_argument(rest)
         with self._lock:
-            match = self._closest(fingerprint, page, limit)
+            match = self._closest(fingerprint, page, limit, rest, rest_distance)
             if match is None:
-                self._add(Entry(fingerprint, page, url, time.time()))
+                self._add(Entry(fingerprint, page, url, time.time(), rest))
                 if self.expire is not None:
                     self.prune(self.cutoff(), 4)  # bounded work per page, as the SQLite store
             return match
@@ -118,14 +122,15 @@ class MemoryStore(FingerprintStore):
             self._remove([i for i, _ in self._ids()])
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None,
-                 seen: Sequence[float] | None = None) -> None:
+                 seen: Sequence[float] | None = None, rests: Sequence[int | None] | None = None) -> None:
         """Add fingerprints without checking them (seeding or migrating a store)."""
-        check_batch(fingerprints, urls, pages, seen)
+        check_batch(fingerprints, urls, pages, seen, rests)
         now = time.time()
         with self._lock:
             for i, (fp, url) in enumerate(zip(fingerprints, urls)):
                 page = page_argument(pages[i] if pages is not None else None, self.page_distance)
-                self._add(Entry(fp, page, url, now if seen is None else seen[i]))
+                rest = rest_argument(rests[i] if rests is not None else None)
+                self._add(Entry(fp, page, url, now if seen is None else seen[i], rest))
 
     def entries(self) -> Iterator[Entry]:
         """The entries in the order they were added."""

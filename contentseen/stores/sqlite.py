@@ -1,9 +1,11 @@
 """The embedded store: one SQLite file, WAL mode, shareable by processes on one machine.
 
-Layout (``sqlite-v2``): ``fingerprints(id, w0[, w1], p, k0..kT, url, seen)`` where ``w*`` are
-the fingerprint's 64-bit words and ``p`` the page fingerprint or NULL (signed, as SQLite stores
-integers), ``k*`` the table keys of the store's ``contentseen.blocks.BlockPlan`` (chosen from the
-``expected`` size, saved as ``index`` in ``meta``); each ``k`` column has a covering index
+Layout (``sqlite-v2``): ``fingerprints(id, w0[, w1], p, k0..kT, url, seen, r)`` where ``w*`` are
+the fingerprint's 64-bit words, ``p`` the page fingerprint and ``r`` the rest fingerprint or NULL
+(signed, as SQLite stores integers; ``r`` is added to a store made before it, its rows NULL, and
+read only for a check that compares rests), ``k*`` the table keys of the store's
+``contentseen.blocks.BlockPlan`` (chosen from the ``expected`` size, saved as ``index`` in
+``meta``); each ``k`` column has a covering index
 ``(k, w..., p)``, so a lookup reads only the rows that agree with the query on some table's
 blocks -- never the whole table.
 
@@ -27,8 +29,8 @@ from ..errors import ContentSeenError
 from ..blocks import DEFAULT_EXPECTED, plan_for
 from ..simhash import from_int, n_words
 from .base import (
-    Entry, FingerprintStore, Match, StoreError, applied_page_distance, check_batch, check_identity, expected_pages,
-    expire_seconds, page_argument, saved_scheme,
+    REST_TRIES, Entry, FingerprintStore, Match, StoreError, applied_page_distance, check_batch, check_identity,
+    expected_pages, expire_seconds, page_argument, rest_argument, rest_vetoes, saved_scheme,
 )
 
 _BUSY_TIMEOUT_S = 60.0
@@ -147,8 +149,8 @@ class SQLiteStore(FingerprintStore):
             f"FROM ({union})"
         )
         self._insert = (
-            f"INSERT INTO fingerprints ({words}, p, {', '.join(self._k)}, url, seen) "
-            f"VALUES ({', '.join('?' * (len(self._w) + len(self._k) + 3))})"
+            f"INSERT INTO fingerprints ({words}, p, {', '.join(self._k)}, url, seen, r) "
+            f"VALUES ({', '.join('?' * (len(self._w) + len(self._k) + 4))})"
         )
 
     def _setup(self) -> None:
@@ -177,10 +179,12 @@ class SQLiteStore(FingerprintStore):
                 cols += [f"{k} INTEGER NOT NULL" for k in self._k]
                 db.execute(
                     "CREATE TABLE fingerprints (id INTEGER PRIMARY KEY, "
-                    + ", ".join(cols) + ", url TEXT NOT NULL, seen REAL NOT NULL)"
+                    + ", ".join(cols) + ", url TEXT NOT NULL, seen REAL NOT NULL, r INTEGER)"
                 )
                 for k in self._k:
                     db.execute(f"CREATE INDEX fingerprints_{k} ON fingerprints ({k}, {', '.join(self._w)}, p)")
+            if "r" not in {row[1] for row in db.execute("PRAGMA table_info(fingerprints)")}:
+                db.execute("ALTER TABLE fingerprints ADD COLUMN r INTEGER")  # a store made before rests: none
             if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'counts'").fetchone():
                 # a store made before the count was kept is counted once, here
                 db.execute("CREATE TABLE counts (n INTEGER NOT NULL)")
@@ -264,40 +268,51 @@ class SQLiteStore(FingerprintStore):
         d, pd, i, v = best
         return d, i, v, pd if pd >= 0 else None
 
-    def _live_match(self, fingerprint: int, page: int | None,
-                    limit: int | None) -> tuple[Match | None, frozenset[int]]:
-        """The closest match that has not expired, and the ids of the expired ones closer
-        than it (re-queried without them: an expired match is rare)."""
-        cutoff, expired = self.cutoff(), frozenset()
-        while (best := self._closest(fingerprint, page, limit, expired)) is not None:
-            url, seen = self._db.execute("SELECT url, seen FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
-            if cutoff is None or seen >= cutoff:
+    def _live_match(self, fingerprint: int, page: int | None, limit: int | None, rest: int | None = None,
+                    rest_distance: int | None = None) -> tuple[Match | None, frozenset[int]]:
+        """The closest match that has not expired and whose rest agrees (``rest_vetoes``), and
+        the ids of the expired ones closer than it (re-queried without them and without those
+        passed over: an expired match is rare, a rest compared only on some pages' checks; past
+        ``REST_TRIES`` of those, no match)."""
+        cutoff, expired, passed = self.cutoff(), frozenset(), frozenset()
+        while (best := self._closest(fingerprint, page, limit, expired | passed)) is not None:
+            url, seen, stored_rest = self._db.execute(
+                "SELECT url, seen, r FROM fingerprints WHERE id = ?", (best[1],)).fetchone()
+            if cutoff is not None and seen < cutoff:
+                expired |= {best[1]}
+            elif rest_vetoes(rest, None if stored_rest is None else stored_rest & _WORD, rest_distance):
+                if len(passed) + 1 >= REST_TRIES:
+                    break
+                passed |= {best[1]}
+            else:
                 return Match(url=url, fingerprint=best[2], distance=best[0], page_distance=best[3]), expired
-            expired |= {best[1]}
         return None, expired
 
-    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
+    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None,
+               rest: int | None = None, rest_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
         limit = applied_page_distance(self.page_distance, page_distance)
         try:
-            return self._live_match(fingerprint, page, limit)[0]
+            return self._live_match(fingerprint, page, limit, rest_argument(rest), rest_distance)[0]
         except sqlite3.Error as exc:
             raise StoreError(f"store {self.url}: lookup failed ({exc})") from None
 
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
-                      page_distance: int | None = None) -> Match | None:
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None, page_distance: int | None = None,
+                      rest: int | None = None, rest_distance: int | None = None) -> Match | None:
         page = page_argument(page, self.page_distance)
         limit = applied_page_distance(self.page_distance, page_distance)
+        rest = rest_argument(rest)
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                match, expired = self._live_match(fingerprint, page, limit)
+                match, expired = self._live_match(fingerprint, page, limit, rest, rest_distance)
                 if expired:
                     db.executemany("DELETE FROM fingerprints WHERE id = ?", [(i,) for i in expired])
                     self._count(-len(expired))
                 if match is None:
-                    db.execute(self._insert, self._words(fingerprint) + [_signed(page)] + self.plan.int_keys(fingerprint) + [url, time.time()])
+                    db.execute(self._insert, self._words(fingerprint) + [_signed(page)] + self.plan.int_keys(fingerprint)
+                               + [url, time.time(), _signed(rest)])
                     self._count(1)
                     if self.expire is not None:
                         self._prune(self.cutoff(), _SWEEP_ROWS)
@@ -310,11 +325,12 @@ class SQLiteStore(FingerprintStore):
             raise StoreError(f"store {self.url}: check-and-add failed ({exc})") from None
         return match
 
-    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
-                 pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:
-        """Bulk-load fingerprints (and page fingerprints, times) without checking them (seeding
-        or migrating a store), in one transaction: all are stored or, on error, none."""
-        check_batch(fingerprints, urls, pages, seen)
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None,
+                 seen: Sequence[float] | None = None, rests: Sequence[int | None] | None = None) -> None:
+        """Bulk-load fingerprints (and page and rest fingerprints, times) without checking them
+        (seeding or migrating a store), in one transaction: all are stored or, on error, none."""
+        check_batch(fingerprints, urls, pages, seen, rests)
+        stored_rests = [_signed(rest_argument(r)) for r in rests] if rests is not None else [None] * len(urls)
         stored_pages = (
             [_signed(page_argument(p, self.page_distance)) for p in pages] if pages is not None
             else [None] * len(urls)
@@ -331,7 +347,7 @@ class SQLiteStore(FingerprintStore):
         keys = self.plan.keys(words).tolist()
         signed = words.view(np.int64).tolist()  # SQLite integers are signed 64-bit
         times = seen if seen is not None else [time.time()] * len(urls)
-        rows = (w + [p] + k + [u, s] for w, p, k, u, s in zip(signed, stored_pages, keys, urls, times))
+        rows = (w + [p] + k + [u, s, r] for w, p, k, u, s, r in zip(signed, stored_pages, keys, urls, times, stored_rests))
         try:
             (cache,) = self._db.execute("PRAGMA cache_size").fetchone()
             self._db.execute(f"PRAGMA cache_size={-_BULK_CACHE_KIB}")
@@ -346,7 +362,7 @@ class SQLiteStore(FingerprintStore):
 
     def entries(self) -> Iterator[Entry]:
         """Every row by id (the order they were stored), read in chunks."""
-        select = (f"SELECT id, {', '.join(self._w)}, p, url, seen FROM fingerprints "
+        select = (f"SELECT id, {', '.join(self._w)}, p, url, seen, r FROM fingerprints "
                   f"WHERE id > ? ORDER BY id LIMIT {_ENTRIES_CHUNK}")
         last = 0
         while True:
@@ -354,11 +370,12 @@ class SQLiteStore(FingerprintStore):
                 rows = self._db.execute(select, (last,)).fetchall()
             except sqlite3.Error as exc:
                 raise StoreError(f"store {self.url}: listing entries failed ({exc})") from None
-            for row_id, *words, page, url, seen in rows:
+            for row_id, *words, page, url, seen, rest in rows:
                 fingerprint = 0
                 for word in words:
                     fingerprint = (fingerprint << 64) | (word & _WORD)
-                yield Entry(fingerprint, None if page is None else page & _WORD, url, seen)
+                yield Entry(fingerprint, None if page is None else page & _WORD, url, seen,
+                            None if rest is None else rest & _WORD)
             if len(rows) < _ENTRIES_CHUNK:
                 return
             last = rows[-1][0]
