@@ -502,7 +502,8 @@ class PageFingerprinter:
         split into words as ``tokenize`` would)."""
         return self.of_counts(word_counts(" ".join(words)), text_chars)
 
-    def of_texts(self, texts: PageText, content_of: PageFingerprints | None = None, rest: bool = False) -> PageFingerprints:
+    def of_texts(self, texts: PageText, content_of: PageFingerprints | None = None,
+                 rest: bool = False) -> PageFingerprints:
         """Both fingerprints of a page's extracted text (see the module's docstring). Given
         ``content_of``, the fingerprints of a page with the same content, neither of them a
         sliver nor short (a second look that left out lines beside the content only), its
@@ -525,9 +526,9 @@ class PageFingerprinter:
         if fingerprint is not None:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
+            outside = self._page_fingerprint(whole_tokens, tokens, -1.0) if rest and not texts.sliver else None
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
-                                    sliver=texts.sliver, share=texts.share, alone=alone, flat=texts.flat,
-                                    rest=self._page_fingerprint(whole_tokens, tokens, -1.0) if rest and not texts.sliver else None)
+                                    sliver=texts.sliver, share=texts.share, alone=alone, flat=texts.flat, rest=outside)
         whole = " ".join(texts.whole.split())
         if not whole:
             return PageFingerprints(None, 0, 0, flat=texts.flat)

@@ -2,8 +2,9 @@
 
 A store keeps (fingerprint, page fingerprint, rest fingerprint, URL, time) and answers,
 atomically, "is any stored fingerprint within the distance of this one, with a page fingerprint
-that agrees? if not, add it". It saves the scheme it was made with (bits, features, table, stopwords, extraction, block
-layout, storage layout, page distance) and refuses to open under another.
+that agrees? if not, add it". It saves the scheme it was made with (bits, features, table,
+stopwords, extraction, block layout, storage layout, page distance) and refuses to open under
+another.
 
 The fingerprint is of a page's main content; the optional *page* fingerprint (64 bits, of all
 its visible text) is evidence a drop must also have: a stored entry matches only when both are
@@ -110,8 +111,8 @@ class FingerprintStore(abc.ABC):
         that can answers them in fewer round trips than one a query (the Redis stores); on a
         failure some of the batch may be stored. Third-party stores inherit this loop (a query's
         rest is passed on only when it has one: the engine gives one only to a store taking it)."""
-        return [self.check_and_add(q.fingerprint, q.url, q.page, q.page_distance, **rest_arguments(q.rest, q.rest_distance))
-                for q in queries]
+        return [self.check_and_add(q.fingerprint, q.url, q.page, q.page_distance,
+                                   **rest_arguments(q.rest, q.rest_distance)) for q in queries]
 
     def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
                  pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:

@@ -67,7 +67,8 @@ class MemoryStore(FingerprintStore):
     def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None,
                rest: int | None = None, rest_distance: int | None = None) -> Match | None:
         return self._closest(fingerprint, page_argument(page, self.page_distance),
-                             applied_page_distance(self.page_distance, page_distance), rest_argument(rest), rest_distance)
+                             applied_page_distance(self.page_distance, page_distance), rest_argument(rest),
+                             rest_distance)
 
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None, page_distance: int | None = None,
                       rest: int | None = None, rest_distance: int | None = None) -> Match | None:

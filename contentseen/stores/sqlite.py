@@ -347,7 +347,8 @@ class SQLiteStore(FingerprintStore):
         keys = self.plan.keys(words).tolist()
         signed = words.view(np.int64).tolist()  # SQLite integers are signed 64-bit
         times = seen if seen is not None else [time.time()] * len(urls)
-        rows = (w + [p] + k + [u, s, r] for w, p, k, u, s, r in zip(signed, stored_pages, keys, urls, times, stored_rests))
+        rows = (w + [p] + k + [u, s, r]
+                for w, p, k, u, s, r in zip(signed, stored_pages, keys, urls, times, stored_rests))
         try:
             (cache,) = self._db.execute("PRAGMA cache_size").fetchone()
             self._db.execute(f"PRAGMA cache_size={-_BULK_CACHE_KIB}")
