@@ -90,7 +90,7 @@ class Engine:
         # store taking a page distance per check; without one, as ContentSeen's stores all do)
         # and is asked at all (not 64: content alone deciding).
         self._shared_rule = (store is None or self._page_limits) and pages.scheme.page_distance < PAGE_BITS
-        # ... and the text outside such a block too, where the store keeps it (SQLite, memory).
+        # ... and the text outside such a block too, where the store keeps it (all built-in ones do).
         self._rests = self._shared_rule and store is not None and _takes(store.check_and_add, "rest_distance")
 
     def _limit(self, page: PageFingerprints, own_host: bool = False) -> dict:

@@ -17,8 +17,8 @@ than 2/3 of its page's own text (``text.SHARED_SHARE``), which the host shows on
 too, is now judged as a narrowed one is (``engine.shareable``): against its own host, a copy only
 within 2 bits of a whole page. Where the post is about half of each page's own text above a few
 short replies, counted twice in the whole-page fingerprint it made two pages' whole pages one:
-such a page's text outside its block (its *rest* fingerprint, kept by the SQLite and memory
-stores) must agree too. And 2/3 was too little (``text.SHARED_SHARE``, 0.85 now): on threads of
+such a page's text outside its block (its *rest* fingerprint, which every store keeps) must
+agree too. And 2/3 was too little (``text.SHARED_SHARE``, 0.85 now): on threads of
 varied words, pages whose post held 67-84% of their own text were still dropped, Jaccard 0.37-0.49.
 """
 
@@ -28,6 +28,7 @@ import itertools
 import random
 
 import pytest
+from redis_server import cluster_url, redis_cluster, redis_server, redis_url  # noqa: F401  (fixtures)
 from sites import both_clean, decide_all, path_of, site_then_mirror, with_index
 
 from contentseen.demosite import Page
@@ -229,13 +230,19 @@ def short_reply_page(page: int, replies: int = 4) -> str:
             f"{page + 1}>Next</a></div><div class=foot>Valley Forum</div></body></html>")
 
 
-@pytest.mark.parametrize("store", ["memory", "sqlite"])
-def test_a_thread_of_short_replies_keeps_each_page(store: str, tmp_path):
+def _store_url(store: str, tmp_path, request) -> str:
+    if store in ("redis_url", "cluster_url"):
+        return request.getfixturevalue(store)
+    return "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'store.db'}"
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite", "redis_url", "cluster_url"])
+def test_a_thread_of_short_replies_keeps_each_page(store: str, tmp_path, request):
     # the opening post, counted twice in the whole-page fingerprint, made page 7's whole page
     # page 1's (Jaccard 0.37): the text outside the block tells them apart
     site = [(f"http://forum.test/t/1?page={p}", short_reply_page(p)) for p in range(1, 13)]
     assert all(Extractor().texts(html).own_share < SHARED_SHARE for _, html in site)
-    decisions = decide_all(site, "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'store.db'}")
+    decisions = decide_all(site, _store_url(store, tmp_path, request))
     assert [d.outcome for d in decisions] == ["kept"] * len(site)
     assert all(d.page.rest is not None for d in decisions)
 
@@ -269,8 +276,8 @@ def forum_page(thread: int, page: int, replies: int, reversed_replies: bool = Fa
             f"{page} of 12 <a href=?page={page + 1}>Next</a></div><div class=foot>Valley Forum</div></body></html>")
 
 
-@pytest.mark.parametrize("store", ["memory", "sqlite"])
-def test_threads_of_varied_words_keep_every_page_and_drop_their_copies(store: str, tmp_path):
+@pytest.mark.parametrize("store", ["memory", "sqlite", "redis_url", "cluster_url"])
+def test_threads_of_varied_words_keep_every_page_and_drop_their_copies(store: str, tmp_path, request):
     # 2/3 as SHARED_SHARE and no rest fingerprint: 5 of these 36 pages were dropped with Jaccard
     # 0.36-0.48 (a post holding 65-84% of a page's own text; or within 2 bits of a whole page)
     site = [(f"http://forum.test/t/{t}?page={p}", forum_page(t, p, replies))
@@ -279,7 +286,7 @@ def test_threads_of_varied_words_keep_every_page_and_drop_their_copies(store: st
     copies += [(f"http://forum.test/t/{t}?page={p}&sort=old", forum_page(t, p, 4, True)) for t, p in ((3, 6), (4, 1))]
     mirror = [(url.replace("forum.test", "archive.test"), html.replace("<body>", "<body><p>Archived copy</p>"))
               for url, html in site[18:27]]  # thread 3: every page kept
-    decisions = decide_all(site + copies + mirror, "memory://" if store == "memory" else f"sqlite:///{tmp_path / 's.db'}")
+    decisions = decide_all(site + copies + mirror, _store_url(store, tmp_path, request))
     # a page whose post holds most of it (one short reply) may go as a near copy of another: the
     # two share half their word 3-shingles or more; a page that does not is kept
     html = dict(site)

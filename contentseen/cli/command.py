@@ -128,7 +128,7 @@ def _batches(lines: Iterator[str], name: str) -> Iterator[list[Entry]]:
 
 
 def _takes_rests(store: FingerprintStore) -> bool:
-    """Whether ``store.add_many`` keeps rest fingerprints (the Redis stores keep none)."""
+    """Whether ``store.add_many`` keeps rest fingerprints (a third-party store may not)."""
     return "rests" in inspect.signature(store.add_many).parameters
 
 

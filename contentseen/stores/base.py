@@ -96,7 +96,7 @@ class FingerprintStore(abc.ABC):
         one stored first), else store the fingerprints with ``url`` and return None. Two processes adding the same
         content at once keep exactly one copy. ``page_distance``: a smaller page distance for
         this page (``Scheme.page_limit``; never a larger one than the store's). A store taking
-        ``rest`` and ``rest_distance`` too (the built-in SQLite and memory stores) stores the
+        ``rest`` and ``rest_distance`` too (every built-in store) stores the
         ``rest`` fingerprint, and with a ``rest_distance`` matches only entries whose rest is
         within it or missing (``rest_vetoes``)."""
 

@@ -24,7 +24,7 @@ import logging
 import re
 import struct
 import time
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -34,7 +34,7 @@ from ..errors import ContentSeenError, one_line
 from ..simhash import from_int
 from .base import (
     Entry, FingerprintStore, Match, Query, StoreError, applied_page_distance, check_batch, check_identity,
-    expected_pages, expire_seconds, page_argument, recorded_expected, saved_scheme,
+    expected_pages, expire_seconds, page_argument, recorded_expected, rest_argument, saved_scheme,
 )
 from .registry import display_url
 from .redis_layout import ADD_MANY_LUA, CHECK_AND_ADD_LUA, LAYOUT, OPEN_LUA, REMOVE_LUA, RedisLayout, hash_bits
@@ -54,6 +54,17 @@ READ_BATCH = 1000
 # With an expiry, every SWEEP_EVERY-th add also sweeps SWEEP_KEYS record hashes for expired
 # entries (about one more round trip per SWEEP_EVERY pages), so their memory returns.
 SWEEP_EVERY, SWEEP_KEYS = 16, 64
+
+
+class _Check(NamedTuple):
+    """A check as the backends run it: a ``Query`` with the page distance the store applies."""
+
+    fingerprint: int
+    url: str
+    page: int | None
+    limit: int | None
+    rest: int | None = None
+    rest_distance: int | None = None
 
 
 class RedisBackedStore(FingerprintStore):
@@ -216,46 +227,49 @@ class RedisBackedStore(FingerprintStore):
         return self.layout.entry(fingerprint, page_argument(page, self.page_distance))
 
     @abc.abstractmethod
-    def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
-        """``lookup``, page fingerprints within ``limit``."""
+    def _lookup(self, fingerprint: int, page: int | None, limit: int | None, rest: int | None,
+                rest_distance: int | None) -> Match | None:
+        """``lookup``, page fingerprints within ``limit``, rests within ``rest_distance``."""
 
     @abc.abstractmethod
-    def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
-        """check_and_add of each (fingerprint, url, page, limit), in order, in as few round
-        trips as the backend can."""
+    def _check_many(self, queries: list[_Check]) -> list[Match | None]:
+        """check_and_add of each query, in order, in as few round trips as the backend can."""
 
-    def check_and_add(self, fingerprint: int, url: str, page: int | None = None,
-                      page_distance: int | None = None) -> Match | None:
-        return self.check_many([Query(fingerprint, url, page, page_distance)])[0]
+    def check_and_add(self, fingerprint: int, url: str, page: int | None = None, page_distance: int | None = None,
+                      rest: int | None = None, rest_distance: int | None = None) -> Match | None:
+        return self.check_many([Query(fingerprint, url, page, page_distance, rest, rest_distance)])[0]
 
     def check_many(self, queries: Sequence[Query]) -> list[Match | None]:
         if not queries:
             return []
         self._check_scheme()
-        matches = self._check_many([(q.fingerprint, q.url, q.page, applied_page_distance(self.page_distance,
-                                                                                          q.page_distance))
-                                    for q in queries])
+        matches = self._check_many([
+            _Check(q.fingerprint, q.url, q.page, applied_page_distance(self.page_distance, q.page_distance),
+                   rest_argument(q.rest), q.rest_distance) for q in queries])
         if self.expire is not None:
             adds, self._adds = self._adds, self._adds + matches.count(None)
             if self._adds // SWEEP_EVERY > adds // SWEEP_EVERY:
                 self.prune(self.cutoff(), SWEEP_KEYS)
         return matches
 
-    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None) -> Match | None:
+    def lookup(self, fingerprint: int, page: int | None = None, page_distance: int | None = None,
+               rest: int | None = None, rest_distance: int | None = None) -> Match | None:
         limit = applied_page_distance(self.page_distance, page_distance)
-        return self._lookup(fingerprint, page, limit)
+        return self._lookup(fingerprint, page, limit, rest_argument(rest), rest_distance)
 
-    def _match(self, fp_bytes: bytes, distance: int, url: bytes, page_distance: int) -> Match:
-        return Match(url=url.decode("utf-8", "surrogateescape"), fingerprint=int.from_bytes(fp_bytes, "big"),
-                     distance=int(distance), page_distance=int(page_distance) if int(page_distance) >= 0 else None)
+    def _match(self, fp_bytes: bytes, distance: int, record: bytes, page_distance: int) -> Match:
+        """The match of a stored entry's fingerprint bytes, given its ``record``."""
+        return Match(url=self.layout.record_url(record).decode("utf-8", "surrogateescape"),
+                     fingerprint=int.from_bytes(fp_bytes, "big"), distance=int(distance),
+                     page_distance=int(page_distance) if int(page_distance) >= 0 else None)
 
-    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str],
-                 pages: Sequence[int | None] | None = None, seen: Sequence[float] | None = None) -> None:
-        """Bulk-load fingerprints (with page fingerprints, times) without checking them (seeding
-        or migrating a store); an entry already stored is skipped. Runs as scripts of at most
-        ``ADD_MANY_BATCH`` entries each, so other crawlers are not held up for the whole load;
-        on error the batches before the failed one stay stored."""
-        check_batch(fingerprints, urls, pages, seen)
+    def add_many(self, fingerprints: Sequence[int], urls: Sequence[str], pages: Sequence[int | None] | None = None,
+                 seen: Sequence[float] | None = None, rests: Sequence[int | None] | None = None) -> None:
+        """Bulk-load fingerprints (with page and rest fingerprints, times) without checking them
+        (seeding or migrating a store); an entry already stored is skipped. Runs as scripts of
+        at most ``ADD_MANY_BATCH`` entries each, so other crawlers are not held up for the whole
+        load; on error the batches before the failed one stay stored."""
+        check_batch(fingerprints, urls, pages, seen, rests)
         if not len(fingerprints):
             return
         now = time.time()
@@ -264,7 +278,8 @@ class RedisBackedStore(FingerprintStore):
         keys = self.plan.keys(words.reshape(len(entries), self.plan.words)).tolist()
         layout = self.layout
         rows = [
-            (entry, layout.record(url, now if seen is None else seen[i]), layout.buckets(fp, keys[i]),
+            (entry, layout.record(url, now if seen is None else seen[i], None if rests is None else rest_argument(rests[i])),
+             layout.buckets(fp, keys[i]),
              layout.record_key(fp), layout.counter_key(layout.tag0(fp)), fp)
             for i, (entry, fp, url) in enumerate(zip(entries, fingerprints, urls))
         ]
@@ -301,8 +316,8 @@ class RedisBackedStore(FingerprintStore):
         rows.sort(key=lambda row: (row[1][:8], row[0]))
         for entry, record in rows:
             fingerprint, page = self.layout.decode_entry(entry)
-            seen, url = self.layout.decode_record(record)
-            yield Entry(fingerprint, page, url, seen)
+            seen, url, rest = self.layout.decode_record(record)
+            yield Entry(fingerprint, page, url, seen, rest)
 
     def __len__(self) -> int:
         keys = self.layout.counter_keys()
@@ -338,7 +353,7 @@ class RedisBackedStore(FingerprintStore):
     def delete_url(self, url: str) -> int:
         wanted = url.encode("utf-8", "surrogateescape")
         rows = self._records(self._sweep_keys(None), "delete")
-        return self._remove([entry for entry, record in rows if record[8:] == wanted], b"")
+        return self._remove([entry for entry, record in rows if self.layout.record_url(record) == wanted], b"")
 
     def discard(self, fingerprint: int, url: str, since: float) -> int:
         """The entries of the fingerprint's record hash with this URL, stored since ``since``
@@ -348,7 +363,7 @@ class RedisBackedStore(FingerprintStore):
         (reply,) = self._batch([(key, ("HGETALL", key))], "discard")
         wanted, after = url.encode("utf-8", "surrogateescape"), struct.pack(">d", since)
         mine = [entry for entry, record in _as_dict(reply, decode=False).items()
-                if entry[: len(fp)] == fp and record[8:] == wanted and record[:8] >= after]
+                if entry[: len(fp)] == fp and layout.record_url(record) == wanted and record[:8] >= after]
         return self._remove(mine, b"")
 
     def _remove_call(self, entry: bytes, tables: Sequence[int], claim: bool, cutoff: bytes) -> Command:
@@ -434,16 +449,16 @@ class RedisStore(RedisBackedStore):
     def _nodes(self) -> list[Node]:
         return [self._node]
 
-    def _script(self, mode: str, fingerprint: int, url: str, page: int | None,
-                limit: int | None) -> tuple[Command, bytes]:
+    def _script(self, mode: str, check: _Check) -> tuple[Command, bytes]:
         """The check script's call for a query, and the record it stores."""
-        layout = self.layout
-        entry = self._entry(fingerprint, page)
-        record = layout.record(url, time.time())
+        layout, fingerprint = self.layout, check.fingerprint
+        entry = self._entry(fingerprint, check.page)
+        record = layout.record(check.url, time.time(), check.rest)
         buckets = layout.buckets(fingerprint)
         keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
                                                  layout.counter_key(layout.tag0(fingerprint))]
-        args = layout.head(mode, self.distance, limit, entry, record, self.cutoff())
+        args = layout.head(mode, self.distance, check.limit, entry, record, self.cutoff(), check.rest,
+                           check.rest_distance)
         return (keys[0], ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))), record
 
     def _answer(self, mode: str, reply: Any, record: bytes) -> Match | None:
@@ -452,15 +467,16 @@ class RedisStore(RedisBackedStore):
         fp_bytes, d, match_record, page_d = reply
         if mode == "add" and match_record == record:  # the first try of a retried call stored it
             return None
-        return self._match(fp_bytes, d, match_record[8:], page_d)
+        return self._match(fp_bytes, d, match_record, page_d)
 
-    def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
-        command, record = self._script("lookup", fingerprint, "", page, limit)
+    def _lookup(self, fingerprint: int, page: int | None, limit: int | None, rest: int | None,
+                rest_distance: int | None) -> Match | None:
+        command, record = self._script("lookup", _Check(fingerprint, "", page, limit, rest, rest_distance))
         return self._answer("lookup", self._batch([command], "lookup")[0], record)
 
-    def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
+    def _check_many(self, queries: list[_Check]) -> list[Match | None]:
         # One round trip: the scripts run one after another, each atomic, each seeing the ones before.
-        calls = [self._script("add", *query) for query in queries]
+        calls = [self._script("add", query) for query in queries]
         replies = self._batch([command for command, _ in calls], "check-and-add")
         return [self._answer("add", reply, record) for reply, (_, record) in zip(replies, calls)]
 

@@ -32,9 +32,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ContentSeenError, one_line
 from . import redis as single
-from .base import Match
+from .base import Match, rest_vetoes
 from .registry import display_url
-from .redis import READ_BATCH, RedisBackedStore
+from .redis import READ_BATCH, RedisBackedStore, _Check
 from .redis_layout import ADD_LOCAL_LUA, ADD_LUA, ADD_MANY_LUA, REMOVE_LUA
 from .redis_wire import USE_ERRORS, ClusterRouter, Command, Scripts, client_options
 
@@ -65,6 +65,8 @@ class _Asked(NamedTuple):
     record: bytes
     buckets: list
     limit: int | None
+    rest: int | None = None
+    rest_distance: int | None = None
 
 
 class _Group(NamedTuple):
@@ -191,25 +193,28 @@ class RedisClusterStore(RedisBackedStore):
                     found[m] = [*near, None]
         return found
 
-    def _lookup(self, fingerprint: int, page: int | None, limit: int | None) -> Match | None:
+    def _lookup(self, fingerprint: int, page: int | None, limit: int | None, rest: int | None,
+                rest_distance: int | None) -> Match | None:
         entry = self._entry(fingerprint, page)
         cutoff = self.cutoff()
         found = self._found(entry, self._buckets([self.layout.buckets(fingerprint)], "lookup"), limit)
-        return self._closest([found], "lookup", b"" if cutoff is None else struct.pack(">d", cutoff))[0][0]
+        return self._closest([found], "lookup", b"" if cutoff is None else struct.pack(">d", cutoff),
+                             [(rest, rest_distance)])[0][0]
 
-    def _check_many(self, queries: list[tuple[int, str, int | None, int | None]]) -> list[Match | None]:
+    def _check_many(self, queries: list[_Check]) -> list[Match | None]:
         """Step 1 for every query in one round trip; the matches' records in one more (when
         some query has a match); step 2 for every query left, in one round trip. A query also
         matches an earlier one of the batch left to be stored, as if it were (compared here)."""
         layout, now = self.layout, time.time()
         cutoff = self.cutoff()
         cutoff_bytes = b"" if cutoff is None else struct.pack(">d", cutoff)
-        asked = [_Asked(fp, url, self._entry(fp, page), layout.record(url, now), layout.buckets(fp), limit)
-                 for fp, url, page, limit in queries]
+        asked = [_Asked(q.fingerprint, q.url, self._entry(q.fingerprint, q.page), layout.record(q.url, now, q.rest),
+                        layout.buckets(q.fingerprint), q.limit, q.rest, q.rest_distance) for q in queries]
         replies = self._buckets([a.buckets for a in asked], "check-and-add")
         n = len(asked[0].buckets)  # tables a query
         closest = self._closest([self._found(a.entry, replies[q * n : (q + 1) * n], a.limit)
-                                 for q, a in enumerate(asked)], "check-and-add", cutoff_bytes)
+                                 for q, a in enumerate(asked)], "check-and-add", cutoff_bytes,
+                                [(a.rest, a.rest_distance) for a in asked])
         expired = [m for _, gone in closest for m in gone]
         if expired:
             self._remove(list(dict.fromkeys(expired)), cutoff_bytes)
@@ -219,7 +224,7 @@ class RedisClusterStore(RedisBackedStore):
             match = closest[q][0]
             for _, other in added:  # the batch's own, stored after every stored entry: ties go to those
                 near = layout.near(a.entry, other.entry, self.distance, a.limit)
-                if near and (match is None or near < (match.distance, -1 if match.page_distance is None
+                if near and not rest_vetoes(a.rest, other.rest, a.rest_distance) and (match is None or near < (match.distance, -1 if match.page_distance is None
                                                       else match.page_distance)):
                     match = Match(url=other.url, fingerprint=other.fingerprint, distance=near[0],
                                   page_distance=near[1] if near[1] >= 0 else None)
@@ -232,8 +237,9 @@ class RedisClusterStore(RedisBackedStore):
         claims = self._add([item for _, a in added for item in self._add_items(a)])
         for i, (q, a) in enumerate(added):
             rec = claims[i * groups]
-            if rec and rec != a.record:  # a racer stored the identical entry first (else: stored, or
-                # by our own earlier try of this call)
+            if rec and rec != a.record and not rest_vetoes(a.rest, layout.record_rest(rec), a.rest_distance):
+                # a racer stored the identical entry first (else: stored, by our own earlier try of
+                # this call, or the identical entry's rest is apart: kept, its record not replaced)
                 has_page = layout.decode_entry(a.entry)[1] is not None
                 matches[q] = Match(url=layout.decode_record(rec)[1], fingerprint=a.fingerprint, distance=0,
                                    page_distance=0 if has_page else None)
@@ -247,11 +253,12 @@ class RedisClusterStore(RedisBackedStore):
                        else [], a.entry, a.record)
                 for g, tables in layout.groups.items()]
 
-    def _closest(self, founds: list[dict[bytes, list]], what: str,
-                 cutoff: bytes) -> list[tuple[Match | None, list[bytes]]]:
+    def _closest(self, founds: list[dict[bytes, list]], what: str, cutoff: bytes,
+                 rests: list[tuple[int | None, int | None]]) -> list[tuple[Match | None, list[bytes]]]:
         """For each query's ``found``: the closest entry that has a record stored at ``cutoff``
-        or later (b"": any; ties: the closer page, stored first, smaller entry), and the expired
-        entries met on the way. The records of every query's entries at its least distances are read together,
+        or later (b"": any; ties: the closer page, stored first, smaller entry) and a rest its
+        query's ``rests`` (rest, rest distance) do not rule out, and the expired entries met on
+        the way. The records of every query's entries at its least distances are read together,
         one round trip (more only when all of a query's were gone)."""
         layout = self.layout
         results: list[Match | None] = [None] * len(founds)
@@ -273,13 +280,14 @@ class RedisClusterStore(RedisBackedStore):
             todo = []
             for q, ms in tied.items():
                 found = founds[q]
-                stored = [m for m in ms if found[m][2] and found[m][2][:8] >= cutoff]
+                stored = [m for m in ms if found[m][2] and found[m][2][:8] >= cutoff
+                          and not rest_vetoes(rests[q][0], layout.record_rest(found[m][2]), rests[q][1])]
                 if stored:
                     best = min(stored, key=lambda m: (found[m][2][:8], m))
                     d, pd, rec = found[best]
-                    results[q] = self._match(best[: layout.fp_bytes], d, rec[8:], pd)
+                    results[q] = self._match(best[: layout.fp_bytes], d, rec, pd)
                     continue
-                for m in ms:  # no record (an add that did not finish, a removed entry), or expired
+                for m in ms:  # no record (an add that did not finish, a removed entry), expired, or its rest apart
                     del found[m]
                 if found:
                     todo.append(q)

@@ -15,7 +15,9 @@ Terms (``P`` is the prefix; the plan is the store's :class:`contentseen.blocks.B
           about 64 fields: Redis keeps such a hash as a listpack (``hash-max-listpack-entries``
           128), about 3 bytes of overhead per field instead of ~60 for a field of a big hash.
 *record*  ``P:{0.tag}:u.hi`` (group 0's slot; ``hi`` the top ``min(H, bits)`` bits of the
-          fingerprint): field = entry, value = 8-byte big-endian double (unix time) + URL.
+          fingerprint): field = entry, value = 8-byte big-endian double (unix time), then, for
+          a page with a rest fingerprint, a zero byte and its 8 bytes, then the URL (which never
+          starts with a zero byte: a store made before rests reads as it was).
           ``P:{0.tag}:n`` counts the records of that tag (``len`` sums them).
 
 The layout depends on the plan (saved as ``index``) and H (saved as ``buckets``); both follow the
@@ -30,6 +32,7 @@ import struct
 from typing import Sequence
 
 from ..blocks import KEY_BITS, BlockPlan
+from ..errors import ContentSeenError
 
 LAYOUT = "redis-v3"
 TAG_BITS = 14  # 16384 hash slots
@@ -80,12 +83,26 @@ class RedisLayout:
         return fingerprint, int.from_bytes(entry[self.fp_bytes + 1 :], "big")
 
     @staticmethod
-    def record(url: str, seen: float) -> bytes:
-        return struct.pack(">d", seen) + url.encode("utf-8", "surrogateescape")
+    def record(url: str, seen: float, rest: int | None = None) -> bytes:
+        address = url.encode("utf-8", "surrogateescape")
+        if address[:1] == b"\x00":
+            raise ContentSeenError(f"URL {url!r} starts with a NUL character")
+        return struct.pack(">d", seen) + (b"" if rest is None else b"\x00" + rest.to_bytes(8, "big")) + address
 
     @staticmethod
-    def decode_record(record: bytes) -> tuple[float, str]:
-        return struct.unpack(">d", record[:8])[0], record[8:].decode("utf-8", "surrogateescape")
+    def record_url(record: bytes) -> bytes:
+        """The URL of a record, as its bytes."""
+        return record[17:] if record[8:9] == b"\x00" else record[8:]
+
+    @staticmethod
+    def record_rest(record: bytes) -> int | None:
+        """The rest fingerprint of a record, or None."""
+        return int.from_bytes(record[9:17], "big") if record[8:9] == b"\x00" else None
+
+    def decode_record(self, record: bytes) -> tuple[float, str, int | None]:
+        """(time, URL, rest fingerprint or None) of a record."""
+        return (struct.unpack(">d", record[:8])[0], self.record_url(record).decode("utf-8", "surrogateescape"),
+                self.record_rest(record))
 
     # ---------------------------------------------------------------- keys
 
@@ -130,11 +147,13 @@ class RedisLayout:
         return (d, pd) if pd <= page_distance else None
 
     def head(self, mode: str, distance: int, page_distance: int | None, entry: bytes, record: bytes,
-             cutoff: float | None = None) -> list:
+             cutoff: float | None = None, rest: int | None = None, rest_distance: int | None = None) -> list:
         """The ARGV every check script starts with (see ``_PRELUDE``)."""
+        compared = rest is not None and rest_distance is not None
         return [mode, distance, "" if page_distance is None else page_distance, entry, record,
                 self.fp_bytes, self.plan.bits, self.record_prefix, self.tag_bits[0], self.record_bits,
-                b"" if cutoff is None else struct.pack(">d", cutoff)]
+                b"" if cutoff is None else struct.pack(">d", cutoff), rest_distance if compared else "",
+                rest.to_bytes(8, "big") if compared else b""]
 
     def record_pattern(self) -> str:
         """A SCAN pattern of every record hash."""
@@ -153,7 +172,8 @@ def _glob_escape(text: str) -> str:
 # ARGV head of the check scripts: 1 mode ("add" | "lookup"), 2 distance k, 3 page distance ("":
 # pages off), 4 the query entry, 5 its record (time + URL), 6 fingerprint bytes F, 7 fingerprint
 # bits, 8 record key prefix, 9 tag bits of group 0, 10 record hash bits, 11 the expiry cutoff
-# (an 8-byte big-endian double, "": nothing expires; positive doubles order as their bytes). Redis Lua is 5.1:
+# (an 8-byte big-endian double, "": nothing expires; positive doubles order as their bytes), 12 the
+# rest distance ("": rests not compared), 13 the query's rest (8 bytes, or ""). Redis Lua is 5.1:
 # numbers are doubles and ``bit`` works on 32-bit integers, so entries are compared as 32-bit
 # chunks, popcount by SWAR without multiply.
 _PRELUDE = r"""
@@ -186,6 +206,14 @@ local starts, qc = {}, {}
 for i = 1, F, 4 do starts[#starts + 1] = i; qc[#qc + 1] = chunk(q, i, min(i + 3, F)) end
 local qp1, qp2
 if pk and byte(q, F + 1) == 1 then qp1, qp2 = chunk(q, F + 2, F + 5), chunk(q, F + 6, F + 9) end
+local rk, qr1, qr2 = tonumber(ARGV[12]), nil, nil
+if rk then qr1, qr2 = chunk(ARGV[13], 1, 4), chunk(ARGV[13], 5, 8) end
+
+-- whether record rec's rest fingerprint (after a zero byte past its time) rules its entry out
+local function vetoed(rec)
+  if not rk or byte(rec, 9) ~= 0 then return false end
+  return popcount(bxor(qr1, chunk(rec, 10, 13))) + popcount(bxor(qr2, chunk(rec, 14, 17))) > rk
+end
 
 -- content and page distance (-1: a side without a page) of entry m when it matches, else nil
 local function near(m)
@@ -252,8 +280,8 @@ local function claim(rkey, ckey, q, record)
 end
 """
 
-# Single server. KEYS = the T buckets, the query's record key, its counter key; ARGV = the head,
-# then the T fields. Returns nil (no match; stored when "add") or {fingerprint bytes, distance,
+# Single server. KEYS = the T buckets, the query's record key, its counter key; ARGV = the head
+# (13 values), then the T fields. Returns nil (no match; stored when "add") or {fingerprint bytes, distance,
 # record, page distance or -1} of the closest match (ties: the closer page, then the one stored
 # first, then the smaller entry). Redis runs a script alone: the whole check-and-add is atomic.
 CHECK_AND_ADD_LUA = _PRELUDE + r"""
@@ -262,7 +290,7 @@ local cutoff = ARGV[11]
 local best, bestd, bestp, bestrec = nil, k + 1, -1, nil
 local seen, buckets, expired = {}, {}, {}
 for i = 1, T do
-  local bucket = redis.call('HGET', KEYS[i], ARGV[11 + i])
+  local bucket = redis.call('HGET', KEYS[i], ARGV[13 + i])
   buckets[i] = bucket
   if bucket then
     for s = 1, #bucket, E do
@@ -277,6 +305,8 @@ for i = 1, T do
             d = nil
           elseif cutoff ~= '' and sub(rec, 1, 8) < cutoff then
             expired[#expired + 1] = m
+            d = nil
+          elseif vetoed(rec) then
             d = nil
           end
           if d and (d < bestd or pd < bestp or (pd == bestp and (sub(rec, 1, 8) < sub(bestrec, 1, 8)
@@ -302,8 +332,11 @@ for _, m in ipairs(expired) do
     redis.call('DECR', KEYS[T + 2])
   end
 end
+-- The identical entry stored, its rest apart (passed over above): one entry, one record; the page
+-- is kept, not stored again (its record is not replaced).
+if redis.call('HEXISTS', KEYS[T + 1], q) == 1 then return false end
 for i = 1, T do
-  redis.call('HSET', KEYS[i], ARGV[11 + i], (buckets[i] and without(buckets[i], q) or '') .. q)
+  redis.call('HSET', KEYS[i], ARGV[13 + i], (buckets[i] and without(buckets[i], q) or '') .. q)
 end
 redis.call('HSET', KEYS[T + 1], q, ARGV[5])
 redis.call('INCR', KEYS[T + 2])
