@@ -278,8 +278,8 @@ class RedisBackedStore(FingerprintStore):
         keys = self.plan.keys(words.reshape(len(entries), self.plan.words)).tolist()
         layout = self.layout
         rows = [
-            (entry, layout.record(url, now if seen is None else seen[i], None if rests is None else rest_argument(rests[i])),
-             layout.buckets(fp, keys[i]),
+            (entry, layout.record(url, now if seen is None else seen[i],
+                                  None if rests is None else rest_argument(rests[i])), layout.buckets(fp, keys[i]),
              layout.record_key(fp), layout.counter_key(layout.tag0(fp)), fp)
             for i, (entry, fp, url) in enumerate(zip(entries, fingerprints, urls))
         ]
