@@ -902,14 +902,12 @@ def scripts_left_out(html: str, limit: int) -> str:
             at = end + 3
             continue
         start = html.find(">", m.end()) + 1
-        if not start:  # a tag left open: the rest is in it
-            break
+        name = m.group(1).lower()
+        if not start or name == "plaintext":  # a tag left open, or plaintext (even "<plaintext/>",
+            break  # which the parse does not close: ``_SWALLOWERS``): the rest is in it
         if html[start - 2] == "/":  # self-closed
             at = start
             continue
-        name = m.group(1).lower()
-        if name == "plaintext":  # the rest is its text
-            break
         end = _RAW_ENDS[name].search(html, start)
         if name in _LEFT_OUT:
             parts.append(html[pos:min(start, pos + limit - size)])
