@@ -91,7 +91,7 @@ class Engine:
         # and is asked at all (not 64: content alone deciding).
         self._shared_rule = (store is None or self._page_limits) and pages.scheme.page_distance < PAGE_BITS
         # ... and the text outside such a block too, where the store keeps it (all built-in ones do).
-        self._rests = self._shared_rule and store is not None and _takes(store.check_and_add, "rest_distance")
+        self._rests = self._shared_rule and (store is None or _takes(store.check_and_add, "rest_distance"))
 
     def _limit(self, page: PageFingerprints, own_host: bool = False) -> dict:
         """The page's own page distance (``Scheme.page_limit``, against pages of its ``own_host``

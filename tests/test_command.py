@@ -159,3 +159,20 @@ def test_explain_two_pages_of_one_host_showing_one_block():
     assert "content distance 0 (drop at <= 3)" in out
     assert "(drop at <= 2, B's content block being on A too, a page of its host)" in out
     assert "decision: B is kept: content near (0) but the whole pages differ" in out
+
+
+def test_explain_two_pages_of_a_thread_tells_their_replies_apart():
+    # a thread's pages 1 and 7 (tests/test_featured_articles.py): one opening post, whole pages
+    # one (the post counted twice); the text outside the block differs, and a crawl keeps both
+    from test_featured_articles import CTYPE, short_reply_page
+
+    from contentseen import demosite
+    from contentseen.demosite import Page
+
+    pages = {f"/t/{p}.html": Page(CTYPE, short_reply_page(p).encode()) for p in (1, 7)}
+    with demosite.serve(pages) as url:
+        code, out, err = cli("explain", url + "/t/1.html", url + "/t/7.html")
+    assert code == 0, err
+    assert "content distance 0 (drop at <= 3), whole-page distance 0 (drop at <= 2" in out
+    assert "text outside the content block: distance " in out
+    assert "decision: B is kept: content and whole page near, but the text outside the block differs" in out

@@ -233,11 +233,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
     own_host = "://" in a_name and _host(a_name) == _host(b_name)
     limit = scheme.page_limit(b, own_host)
     minor = f", B's content being {b.share:.0%} of its text" if limit < scheme.page_distance else ""
+    rd = None
     if b.shared and own_host:
         minor = ", B's content block being on A too, a page of its host"
+        if a.rest is not None and b.rest is not None:  # and the text outside the block, as Engine.check asks
+            rd = (a.rest ^ b.rest).bit_count()
     print(f"content distance {d}{alone} (drop at <= {scheme.distance}), whole-page distance {pd} "
           f"(drop at <= {limit}{minor})")
-    if same_page(a, b, scheme) and pd <= limit:
+    if rd is not None:
+        print(f"text outside the content block: distance {rd} (drop at <= {scheme.page_limit(b)})")
+    if rd is not None and same_page(a, b, scheme) and pd <= limit and rd > scheme.page_limit(b):
+        print(f"decision: B is kept: content and whole page near, but the text outside the block differs "
+              f"({rd} > {scheme.page_limit(b)})")
+    elif same_page(a, b, scheme) and pd <= limit:
         by = " (B's block alone)" if d > scheme.distance else ""
         print(f"decision: B is dropped as a near-duplicate of A: content{by} within {scheme.distance} and whole page "
               f"within {limit}")
