@@ -323,3 +323,24 @@ def test_a_threads_mirror_reports_each_page_as_its_own_copy(store: str, tmp_path
     decisions = decide_all(site + mirror, url)[len(site):]
     assert [d.outcome for d in decisions] == ["dropped"] * len(mirror)
     assert [d.match.url for d in decisions] == [u for u, _ in site]
+
+
+@pytest.fixture(scope="module")
+def forum_crawls(tmp_path_factory: pytest.TempPathFactory):
+    def forum(banner: str, intro: str) -> dict[str, Page]:
+        pages = {f"/t/{t}/{p}.html": Page(CTYPE, forum_page(t, p, 4).replace(f"href=?page={p + 1}", f"href={p + 1}.html")
+                                          .replace("<body>", "<body>" + banner).encode())
+                 for t in (3, 4) for p in range(1, 10)}
+        return with_index(pages, "Valley Forum", intro, [path.removesuffix(".html") for path in pages])
+
+    return site_then_mirror(tmp_path_factory.mktemp("forum"), forum("", "Talk about the valley."),
+                            forum("<p>Archived copy</p>", "An archive of the Valley Forum."), "forum")
+
+
+def test_a_crawl_keeps_every_page_of_two_threads_and_drops_the_mirrors_copies(forum_crawls):
+    # a real crawl into SQLite: the pages' rests stored, compared when their post is found on
+    # another page; every page of the mirror dropped as the copy of its own page
+    forum, first, second = forum_crawls
+    both_clean(first, second, 18 + 1)
+    assert sorted(path_of(d.url) for d in second.drops) == sorted(f"/t/{t}/{p}.html" for t in (3, 4) for p in range(1, 10))
+    assert all(path_of(d.duplicates) == path_of(d.url) and d.duplicates.startswith(forum) for d in second.drops)
