@@ -170,7 +170,7 @@ def _glob_escape(text: str) -> str:
 
 
 # ARGV head of the check scripts: 1 mode ("add" | "lookup"), 2 distance k, 3 page distance ("":
-# pages off), 4 the query entry, 5 its record (time + URL), 6 fingerprint bytes F, 7 fingerprint
+# pages off), 4 the query entry, 5 its record (time, rest, URL), 6 fingerprint bytes F, 7 fingerprint
 # bits, 8 record key prefix, 9 tag bits of group 0, 10 record hash bits, 11 the expiry cutoff
 # (an 8-byte big-endian double, "": nothing expires; positive doubles order as their bytes), 12 the
 # rest distance ("": rests not compared), 13 the query's rest (8 bytes, or ""). Redis Lua is 5.1:
