@@ -144,18 +144,24 @@ def test_errors_are_one_line(tmp_path):
         assert err.count("\n") == 1 and "secret" not in err
 
 
-def test_explain_two_pages_of_one_host_showing_one_block():
-    # a shop's product pages (tests/test_shared_blocks.py), fetched from a real server: B's content
-    # block, the shop's panel, is on A too, so B is held to the whole page, as a crawl holds it
-    from test_shared_blocks import CTYPE, product
-
+def explain_served(a: str, b: str) -> str:
+    """``contentseen explain`` of two HTML pages served by a real server on one host: its output."""
     from contentseen import demosite
     from contentseen.demosite import Page
 
-    pages = {f"/p/{i}.html": Page(CTYPE, product(i).encode()) for i in (1, 3)}
+    pages = {path: Page("text/html; charset=utf-8", html.encode()) for path, html in (("/a.html", a), ("/b.html", b))}
     with demosite.serve(pages) as url:
-        code, out, err = cli("explain", url + "/p/1.html", url + "/p/3.html")
+        code, out, err = cli("explain", url + "/a.html", url + "/b.html")
     assert code == 0, err
+    return out
+
+
+def test_explain_two_pages_of_one_host_showing_one_block():
+    # a shop's product pages (tests/test_shared_blocks.py), fetched from a real server: B's content
+    # block, the shop's panel, is on A too, so B is held to the whole page, as a crawl holds it
+    from test_shared_blocks import product
+
+    out = explain_served(product(1), product(3))
     assert "content distance 0 (drop at <= 3)" in out
     assert "(drop at <= 2, B's content block being on A too, a page of its host)" in out
     assert "decision: B is kept: content near (0) but the whole pages differ" in out
@@ -164,15 +170,9 @@ def test_explain_two_pages_of_one_host_showing_one_block():
 def test_explain_two_pages_of_a_thread_tells_their_replies_apart():
     # a thread's pages 1 and 7 (tests/test_featured_articles.py): one opening post, whole pages
     # one (the post counted twice); the text outside the block differs, and a crawl keeps both
-    from test_featured_articles import CTYPE, short_reply_page
+    from test_featured_articles import short_reply_page
 
-    from contentseen import demosite
-    from contentseen.demosite import Page
-
-    pages = {f"/t/{p}.html": Page(CTYPE, short_reply_page(p).encode()) for p in (1, 7)}
-    with demosite.serve(pages) as url:
-        code, out, err = cli("explain", url + "/t/1.html", url + "/t/7.html")
-    assert code == 0, err
+    out = explain_served(short_reply_page(1), short_reply_page(7))
     assert "content distance 0 (drop at <= 3), whole-page distance 0 (drop at <= 2" in out
     assert "text outside the content block: distance " in out
     assert "decision: B is kept: content and whole page near, but the text outside the block differs" in out

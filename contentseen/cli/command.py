@@ -8,7 +8,6 @@ URLs or files: what the middleware would decide for B after A, and why).
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import sys
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import IO, Iterator, NoReturn, Sequence
 
 from .. import blas
-from ..engine import Engine, _host
+from ..engine import Engine, _host, _takes
 from ..templates import HostTemplates
 from ..errors import ContentSeenError
 from ..fingerprints import Scheme, same_page
@@ -127,11 +126,6 @@ def _batches(lines: Iterator[str], name: str) -> Iterator[list[Entry]]:
         yield batch
 
 
-def _takes_rests(store: FingerprintStore) -> bool:
-    """Whether ``store.add_many`` keeps rest fingerprints (a third-party store may not)."""
-    return "rests" in inspect.signature(store.add_many).parameters
-
-
 def cmd_import(store: FingerprintStore, args: argparse.Namespace) -> int:
     total = 0
     try:
@@ -141,7 +135,8 @@ def cmd_import(store: FingerprintStore, args: argparse.Namespace) -> int:
     with source:
         for batch in _batches(source, args.file):
             fps, pages, urls, seen, rests = zip(*batch)
-            extra = {"rests": list(rests)} if any(r is not None for r in rests) and _takes_rests(store) else {}
+            # (a third-party store's add_many may keep no rests)
+            extra = {"rests": list(rests)} if any(r is not None for r in rests) and _takes(store.add_many, "rests") else {}
             store.add_many(list(fps), list(urls), list(pages), list(seen), **extra)
             total += len(batch)
     print(f"imported {total} entries; the store holds {len(store)}")
@@ -233,7 +228,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     own_host = "://" in a_name and _host(a_name) == _host(b_name)
     limit = scheme.page_limit(b, own_host)
     minor = f", B's content being {b.share:.0%} of its text" if limit < scheme.page_distance else ""
-    rd = None
+    rd, rest_limit = None, scheme.page_limit(b)
     if b.shared and own_host:
         minor = ", B's content block being on A too, a page of its host"
         if a.rest is not None and b.rest is not None:  # and the text outside the block, as Engine.check asks
@@ -241,10 +236,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     print(f"content distance {d}{alone} (drop at <= {scheme.distance}), whole-page distance {pd} "
           f"(drop at <= {limit}{minor})")
     if rd is not None:
-        print(f"text outside the content block: distance {rd} (drop at <= {scheme.page_limit(b)})")
-    if rd is not None and same_page(a, b, scheme) and pd <= limit and rd > scheme.page_limit(b):
+        print(f"text outside the content block: distance {rd} (drop at <= {rest_limit})")
+    if rd is not None and same_page(a, b, scheme) and pd <= limit and rd > rest_limit:
         print(f"decision: B is kept: content and whole page near, but the text outside the block differs "
-              f"({rd} > {scheme.page_limit(b)})")
+              f"({rd} > {rest_limit})")
     elif same_page(a, b, scheme) and pd <= limit:
         by = " (B's block alone)" if d > scheme.distance else ""
         print(f"decision: B is dropped as a near-duplicate of A: content{by} within {scheme.distance} and whole page "

@@ -24,7 +24,7 @@ import logging
 import re
 import struct
 import time
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -54,17 +54,6 @@ READ_BATCH = 1000
 # With an expiry, every SWEEP_EVERY-th add also sweeps SWEEP_KEYS record hashes for expired
 # entries (about one more round trip per SWEEP_EVERY pages), so their memory returns.
 SWEEP_EVERY, SWEEP_KEYS = 16, 64
-
-
-class _Check(NamedTuple):
-    """A check as the backends run it: a ``Query`` with the page distance the store applies."""
-
-    fingerprint: int
-    url: str
-    page: int | None
-    limit: int | None
-    rest: int | None = None
-    rest_distance: int | None = None
 
 
 class RedisBackedStore(FingerprintStore):
@@ -232,8 +221,9 @@ class RedisBackedStore(FingerprintStore):
         """``lookup``, page fingerprints within ``limit``, rests within ``rest_distance``."""
 
     @abc.abstractmethod
-    def _check_many(self, queries: list[_Check]) -> list[Match | None]:
-        """check_and_add of each query, in order, in as few round trips as the backend can."""
+    def _check_many(self, queries: list[Query]) -> list[Match | None]:
+        """check_and_add of each query (its page distance the one the store applies), in order,
+        in as few round trips as the backend can."""
 
     def check_and_add(self, fingerprint: int, url: str, page: int | None = None, page_distance: int | None = None,
                       rest: int | None = None, rest_distance: int | None = None) -> Match | None:
@@ -244,8 +234,8 @@ class RedisBackedStore(FingerprintStore):
             return []
         self._check_scheme()
         matches = self._check_many([
-            _Check(q.fingerprint, q.url, q.page, applied_page_distance(self.page_distance, q.page_distance),
-                   rest_argument(q.rest), q.rest_distance) for q in queries])
+            q._replace(page_distance=applied_page_distance(self.page_distance, q.page_distance),
+                       rest=rest_argument(q.rest)) for q in queries])
         if self.expire is not None:
             adds, self._adds = self._adds, self._adds + matches.count(None)
             if self._adds // SWEEP_EVERY > adds // SWEEP_EVERY:
@@ -449,7 +439,7 @@ class RedisStore(RedisBackedStore):
     def _nodes(self) -> list[Node]:
         return [self._node]
 
-    def _script(self, mode: str, check: _Check) -> tuple[Command, bytes]:
+    def _script(self, mode: str, check: Query) -> tuple[Command, bytes]:
         """The check script's call for a query, and the record it stores."""
         layout, fingerprint = self.layout, check.fingerprint
         entry = self._entry(fingerprint, check.page)
@@ -457,7 +447,7 @@ class RedisStore(RedisBackedStore):
         buckets = layout.buckets(fingerprint)
         keys = [name for name, _ in buckets] + [layout.record_key(fingerprint),
                                                  layout.counter_key(layout.tag0(fingerprint))]
-        args = layout.head(mode, self.distance, check.limit, entry, record, self.cutoff(), check.rest,
+        args = layout.head(mode, self.distance, check.page_distance, entry, record, self.cutoff(), check.rest,
                            check.rest_distance)
         return (keys[0], ("EVALSHA", self._check_sha, len(keys), *keys, *args, *(field for _, field in buckets))), record
 
@@ -471,10 +461,10 @@ class RedisStore(RedisBackedStore):
 
     def _lookup(self, fingerprint: int, page: int | None, limit: int | None, rest: int | None,
                 rest_distance: int | None) -> Match | None:
-        command, record = self._script("lookup", _Check(fingerprint, "", page, limit, rest, rest_distance))
+        command, record = self._script("lookup", Query(fingerprint, "", page, limit, rest, rest_distance))
         return self._answer("lookup", self._batch([command], "lookup")[0], record)
 
-    def _check_many(self, queries: list[_Check]) -> list[Match | None]:
+    def _check_many(self, queries: list[Query]) -> list[Match | None]:
         # One round trip: the scripts run one after another, each atomic, each seeing the ones before.
         calls = [self._script("add", query) for query in queries]
         replies = self._batch([command for command, _ in calls], "check-and-add")

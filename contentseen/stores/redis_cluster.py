@@ -32,9 +32,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ContentSeenError, one_line
 from . import redis as single
-from .base import Match, rest_vetoes
+from .base import Match, Query, rest_vetoes
 from .registry import display_url
-from .redis import READ_BATCH, RedisBackedStore, _Check
+from .redis import READ_BATCH, RedisBackedStore
 from .redis_layout import ADD_LOCAL_LUA, ADD_LUA, ADD_MANY_LUA, REMOVE_LUA
 from .redis_wire import USE_ERRORS, ClusterRouter, Command, Scripts, client_options
 
@@ -201,7 +201,7 @@ class RedisClusterStore(RedisBackedStore):
         return self._closest([found], "lookup", b"" if cutoff is None else struct.pack(">d", cutoff),
                              [(rest, rest_distance)])[0][0]
 
-    def _check_many(self, queries: list[_Check]) -> list[Match | None]:
+    def _check_many(self, queries: list[Query]) -> list[Match | None]:
         """Step 1 for every query in one round trip; the matches' records in one more (when
         some query has a match); step 2 for every query left, in one round trip. A query also
         matches an earlier one of the batch left to be stored, as if it were (compared here)."""
@@ -209,7 +209,7 @@ class RedisClusterStore(RedisBackedStore):
         cutoff = self.cutoff()
         cutoff_bytes = b"" if cutoff is None else struct.pack(">d", cutoff)
         asked = [_Asked(q.fingerprint, q.url, self._entry(q.fingerprint, q.page), layout.record(q.url, now, q.rest),
-                        layout.buckets(q.fingerprint), q.limit, q.rest, q.rest_distance) for q in queries]
+                        layout.buckets(q.fingerprint), q.page_distance, q.rest, q.rest_distance) for q in queries]
         replies = self._buckets([a.buckets for a in asked], "check-and-add")
         n = len(asked[0].buckets)  # tables a query
         closest = self._closest([self._found(a.entry, replies[q * n : (q + 1) * n], a.limit)
