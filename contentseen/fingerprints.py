@@ -39,7 +39,7 @@ from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix
 from .simhash import MAX_K, QUANTUM, SimHasher
 from .text import EXTRACT_MODES, MINOR_SHARE, Extract, Extractor, PageText, html_and_utf8
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, numbers_of,
-                     stopword_bytes, token_counts, tokenize, word_counts, word_sequence)
+                     stopword_bytes, token_counts, tokenize, without_numbers, word_counts, word_sequence)
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -550,14 +550,15 @@ class PageFingerprinter:
         maker of its words and numbers in order; where they count in full, among its words."""
         weight = self.words.numbers(tokens)
         hashed = isinstance(tokens, HashedTokens)
-        if weight == 1:
-            if hashed:
-                return _Terms(tokens, lambda: _hashed_sequence(text))
-            return _Terms(self.words.counts(text, tokens), lambda: self.words.sequence(text, True))
+        if weight == 1:  # (only the default stage weighs numbers: its counts are then the tokens)
+            return _Terms(tokens, (lambda: _hashed_sequence(text)) if hashed else (lambda: self.words.sequence(text, True)))
         if hashed:
             counts, words = tokens.without_numbers(), lambda: tokens.sequence
         else:
-            counts, words = self.words.counts(text, tokens), lambda: self.words.sequence(text)
+            # (the default stage's counts without weighing the numbers again)
+            default = type(self.words).counts is Words.counts
+            counts = without_numbers(tokens) if default else self.words.counts(text, tokens)
+            words = lambda: self.words.sequence(text)  # noqa: E731
         if not weight:
             return _Terms(counts, words)
         if hashed:
