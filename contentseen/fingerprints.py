@@ -120,6 +120,8 @@ WEIGHTINGS: tuple[str, ...] = ("auto", "tf", "log", "binary")
 _ROW_CACHE_SIZE = 1 << 18
 # Mixed into a pair's key, so that a pair's row is not a word's.
 _PAIR_SALT = np.uint64(0x5EED0F9A125)
+# ... and into a run of two words' key, so that a run of three is neither a pair nor a word.
+_RUN_SALT = np.uint64(0x3C6EF372FE94F82B)
 
 
 @dataclass(frozen=True)
@@ -337,19 +339,30 @@ class _Rows:
             return rows
         return np.maximum(self._looked_up(counts), -1)
 
+    def _sequence_rows(self, sequence: Sequence[bytes] | np.ndarray) -> np.ndarray:
+        """The table row of each word of ``sequence`` (words, or their hashes as
+        ``HashedTokens.sequence``; a stopword's own row), as uint64."""
+        if isinstance(sequence, np.ndarray):
+            return sequence % np.uint64(self.fingerprinter.features.size)
+        rows = self._looked_up(sequence)
+        return np.where(rows <= -3, -3 - rows, rows).astype(np.uint64)
+
     def pairs(self, sequence: Sequence[bytes] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The table row of each distinct pair of neighbouring words of ``sequence`` (stopwords
         too: "of the" is a pair; words, or their hashes as ``HashedTokens.sequence``), and how
         often it occurs: the pair's key is its two words' rows, mixed (SplitMix64) into a row, so
         no pair is hashed as a string or cached."""
         size = np.uint64(self.fingerprinter.features.size)
-        if isinstance(sequence, np.ndarray):
-            rows = sequence % size
-        else:
-            rows = self._looked_up(sequence)
-            rows = np.where(rows <= -3, -3 - rows, rows).astype(np.uint64)
+        rows = self._sequence_rows(sequence)
         keys, counts = np.unique(rows[:-1] * size + rows[1:], return_counts=True)
         return (mix64(keys ^ _PAIR_SALT) % size).astype(np.intp), counts
+
+    def runs(self, sequence: Sequence[bytes] | np.ndarray) -> np.ndarray:
+        """A key for each pair of neighbouring words of ``sequence``, in order (their rows,
+        mixed): the pairs of neighbours of these keys (``pairs``) are its runs of three words."""
+        size = np.uint64(self.fingerprinter.features.size)
+        rows = self._sequence_rows(sequence)
+        return mix64((rows[:-1] * size + rows[1:]) ^ _RUN_SALT)
 
 
 class _Terms(NamedTuple):
@@ -362,13 +375,20 @@ class _Terms(NamedTuple):
     with_numbers: Callable[[], Sequence] | None = None
 
 
-def _sequences(terms: _Terms, pair_weight: float) -> list[tuple[Sequence, float]]:
+def _sequences(terms: _Terms, pair_weight: float, run_weight: float, rows_of: _Rows) -> list[tuple[Sequence, float]]:
     """The sequences whose pairs a fingerprint of ``terms`` adds, each with its pairs' weight: its
     words', and where numbers count in part its words' and its words and numbers', shared by
-    that part (a text's pairs change as its numbers come to count, not at once)."""
+    that part (a text's pairs change as its numbers come to count, not at once); and the keys of
+    each one's pairs (``_Rows.runs``), whose pairs are its runs of three words, weighing
+    ``run_weight`` for ``pair_weight``."""
     if terms.numbers is None:
-        return [(terms.sequence(), pair_weight)]
-    return [(terms.sequence(), pair_weight * (1 - terms.weight)), (terms.with_numbers(), pair_weight * terms.weight)]
+        shares = [(terms.sequence(), 1.0)]
+    else:
+        shares = [(terms.sequence(), 1 - terms.weight), (terms.with_numbers(), terms.weight)]
+    parts = [(sequence, pair_weight * share) for sequence, share in shares if len(sequence) > 1]
+    if run_weight:
+        parts += [(rows_of.runs(sequence), run_weight * share) for sequence, share in shares if len(sequence) > 2]
+    return parts
 
 
 def _hashed_sequence(text: str) -> np.ndarray:
@@ -446,15 +466,13 @@ class PageFingerprinter:
         ``SLIVER_WHOLE_WEIGHT`` times the block's in all: pages that share only the sliver (a
         site tagline) differ by their whole text, pages that share only their template (a
         short text beside a large menu) by the sliver."""
-        pair_weight = self.words.pair_weight
+        pair_weight, run_weight = self.words.pair_weight, self.words.run_weight
         if self._native and whole is None and isinstance(terms.counts, HashedTokens):
             parts = [(terms.counts.hashes, terms.counts.counts, 1.0)]
             if terms.numbers is not None:
                 parts.append((terms.numbers.hashes, terms.numbers.counts, terms.weight))
             if pairs:
-                for sequence, weight in _sequences(terms, pair_weight):
-                    if len(sequence) > 1:
-                        parts.append((sequence, None, weight))
+                parts += [(sequence, None, weight) for sequence, weight in _sequences(terms, pair_weight, run_weight, rows_of)]
             return self._native_simhash(rows_of, parts, max(self.scheme.min_words, 1))
         rows, weights, total = self._weighted(rows_of, terms.counts)
         if total < max(self.scheme.min_words, 1):
@@ -468,11 +486,10 @@ class PageFingerprinter:
                 w_weights = w_weights * (SLIVER_WHOLE_WEIGHT * weights.sum() / w_weights.sum())
             rows, weights = np.concatenate((rows, w_rows)), np.concatenate((weights, w_weights))
         elif pairs and self._pairs:
-            for sequence, weight in _sequences(terms, pair_weight):
-                if len(sequence) > 1:
-                    p_rows, p_counts = rows_of.pairs(sequence)
-                    rows = np.concatenate((rows, p_rows))
-                    weights = np.concatenate((weights, weight * self.weigher(p_counts)))
+            for sequence, weight in _sequences(terms, pair_weight, run_weight, rows_of):
+                p_rows, p_counts = rows_of.pairs(sequence)
+                rows = np.concatenate((rows, p_rows))
+                weights = np.concatenate((weights, weight * self.weigher(p_counts)))
         return rows_of.fingerprinter.fingerprint_rows(rows, weights), total
 
     def _with_numbers(self, rows_of: _Rows, terms: "_Terms", rows: np.ndarray,

@@ -315,8 +315,9 @@ class Words:
 
     # v3: combining marks of every script are word characters; v4: numbers count in a text that
     # is mostly numbers (``NUMBERS_SHARE``); v5: a pair weighs as much as a word, not half; v6:
-    # numbers count in part in a text between a quarter and half numbers (``numbers_weight``)
-    name = "any-script/v6"
+    # numbers count in part in a text between a quarter and half numbers (``numbers_weight``);
+    # v7: runs of three neighbouring words are features too (``run_weight``)
+    name = "any-script/v7"
     # How much a pair of neighbouring words weighs beside a word (see ``sequence``): listings
     # made of one small vocabulary (courses of one catalogue, homes of one town, a logger's lines,
     # a league's fixtures, a tournament's pairings) hold the same words in other orders, and at
@@ -324,6 +325,12 @@ class Words:
     # (Jaccard 0.19-0.48); 5 at a word's weight, 1 at 1.5, which kept more near copies within
     # the trees' own sites apart (README, "Detection quality").
     pair_weight = 1.0
+    # How much a run of three neighbouring words weighs beside a word (v7), its words in order
+    # too: listings of one vocabulary with their pairs still alike (a catalogue's courses, a town's
+    # homes for sale: the pages' least content distance 1 and 3, now 9 and 7), and odoc's class
+    # pages, a few method signatures in the same type names (content distance 2-3, Jaccard
+    # 0.24-0.37, dropped on a tree held out; now 8-13), are told apart; near copies as before.
+    run_weight = 1.0
 
     def counts(self, text: str, tokens: Mapping[bytes, int]) -> Mapping[bytes, int]:
         """The words of ``text``; ``tokens`` are its tokens of any script, numbers included
@@ -343,11 +350,12 @@ class Words:
     def sequence(self, text: str, numbers: bool = False) -> Sequence[bytes]:
         """The words of ``text`` in order, whose pairs of neighbours are features of the content
         fingerprint beside its words, weighing ``pair_weight`` times a word and not counted in
-        ``min_words`` (``word_sequence``; v2): two pages of one template that say different
-        things in the same words (octave's "Line Series" and "Stair Group": content distance 2
-        with words alone, a false drop) are told apart. A subclass with a ``counts`` of its own
-        gets none (pairs of other words than its own would not fit them, and its fingerprints
-        stay as they were) unless it defines ``sequence`` too."""
+        ``min_words`` (``word_sequence``; v2), and so are its runs of three (``run_weight``;
+        v7): two pages of one template that say different things in the same words (octave's
+        "Line Series" and "Stair Group": content distance 2 with words alone, a false drop) are
+        told apart. A subclass with a ``counts`` of its own gets none (pairs of other words than
+        its own would not fit them, and its fingerprints stay as they were) unless it defines
+        ``sequence`` too."""
         if type(self).counts is not Words.counts:
             return ()
         return word_sequence(text, numbers)

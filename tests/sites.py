@@ -128,15 +128,17 @@ def site_then_mirror(work: Path, site: Site, mirror: Site, name: str) -> tuple[s
         return first_host.url, first, second
 
 
-def decide_all(pages: Sequence[tuple[str, str]], store_url: str = "memory://", templates: bool = True) -> list:
-    """Each of ``pages`` (URL, HTML) decided in order by one engine of the default scheme over
-    one store (memory by default), learning host templates unless ``templates`` is False."""
+def decide_all(pages: Sequence[tuple[str, str]], store_url: str = "memory://", templates: bool = True,
+               scheme=None) -> list:
+    """Each of ``pages`` (URL, HTML) decided in order by one engine of the default ``scheme`` (or
+    that one) over one store (memory by default), learning host templates unless ``templates``
+    is False."""
     from contentseen.engine import Engine
     from contentseen.fingerprints import Scheme
     from contentseen.stores import open_store
     from contentseen.templates import HostTemplates
 
-    pf = Scheme().build()
+    pf = (scheme or Scheme()).build()
     store = open_store(store_url, pf.identity, 64, 3, page_distance=pf.scheme.page_distance)
     engine = Engine(pf, store, templates=HostTemplates() if templates else None)
     return [engine.decide(url, 200, "text/html; charset=utf-8", html.encode()) for url, html in pages]

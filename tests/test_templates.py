@@ -194,7 +194,7 @@ def test_a_host_never_seen_to_copy_gets_only_trial_looks():
         e.decide(f"http://b.example/{i}", 200, "text/html", page(i, line))
     assert not e.templates.looking("b.example:")
     e.decide("http://a.example/long", 200, "text/html", page(99, words=400))
-    assert e.decide("http://b.example/long", 200, "text/html", page(99, line, words=400)).outcome == "dropped"
+    assert e.decide("http://b.example/long", 200, "text/html", page(99, words=400)).outcome == "dropped"
     assert e.templates.looking("b.example:") and e.templates.copying("b.example:")
 
 
