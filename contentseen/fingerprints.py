@@ -439,6 +439,12 @@ class PageFingerprinter:
             "words": stage_identity(self.words, (Words, AsciiWords), self.words.name),
             "page": f"simhash{PAGE_BITS}/{scheme.page_distance}",
         }
+        stage = type(self.words)
+        if (stage not in (Words, AsciiWords) and self._pairs and self.words.run_weight
+                and (stage.counts is Words.counts or stage.sequence is not Words.sequence)):
+            # a stage of one's own with words in order, whose fingerprints words v7's runs of three
+            # changed under the same name: its stores of before are told apart
+            self.identity["words"] += f"+runs{self.words.run_weight:g}"
         if type(self.extractor) is not Extractor or self.extractor != Extractor(scheme.extract):
             # Another extraction stage makes other fingerprints: a store must not mix them.
             cls = type(self.extractor)

@@ -93,3 +93,13 @@ def test_a_crawl_of_the_class_pages_keeps_each_and_drops_a_mirrors_copies():
     decisions = decide_all(site + mirror)
     assert [d.outcome for d in decisions[:len(site)]] == ["kept"] * len(site)
     assert [d.match.url if d.outcome == "dropped" else d.outcome for d in decisions[len(site):]] == [u for u, _ in site]
+
+
+def test_a_words_stage_of_ones_own_with_runs_is_another_scheme():
+    # its fingerprints changed under the same name with words v7: a store made before says so
+    class Mine(Words):
+        name = "mine/v1"
+
+    assert Scheme(words=Mine()).build().identity["words"].endswith(":mine/v1+runs1")
+    assert Scheme(words=PairsOnly()).build().identity["words"].endswith(":pairs-only")
+    assert Scheme().build().identity["words"] == "any-script/v7"
