@@ -339,30 +339,30 @@ class _Rows:
             return rows
         return np.maximum(self._looked_up(counts), -1)
 
-    def _sequence_rows(self, sequence: Sequence[bytes] | np.ndarray) -> np.ndarray:
-        """The table row of each word of ``sequence`` (words, or their hashes as
-        ``HashedTokens.sequence``; a stopword's own row), as uint64."""
+    def _neighbour_keys(self, sequence: Sequence[bytes] | np.ndarray) -> np.ndarray:
+        """Each pair of neighbouring words of ``sequence`` (words, or their hashes as
+        ``HashedTokens.sequence``; a stopword by its own row) as one key, its two words' rows, in
+        order (uint64)."""
+        size = np.uint64(self.fingerprinter.features.size)
         if isinstance(sequence, np.ndarray):
-            return sequence % np.uint64(self.fingerprinter.features.size)
-        rows = self._looked_up(sequence)
-        return np.where(rows <= -3, -3 - rows, rows).astype(np.uint64)
+            rows = sequence % size
+        else:
+            rows = self._looked_up(sequence)
+            rows = np.where(rows <= -3, -3 - rows, rows).astype(np.uint64)
+        return rows[:-1] * size + rows[1:]
 
     def pairs(self, sequence: Sequence[bytes] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The table row of each distinct pair of neighbouring words of ``sequence`` (stopwords
         too: "of the" is a pair; words, or their hashes as ``HashedTokens.sequence``), and how
         often it occurs: the pair's key is its two words' rows, mixed (SplitMix64) into a row, so
         no pair is hashed as a string or cached."""
-        size = np.uint64(self.fingerprinter.features.size)
-        rows = self._sequence_rows(sequence)
-        keys, counts = np.unique(rows[:-1] * size + rows[1:], return_counts=True)
-        return (mix64(keys ^ _PAIR_SALT) % size).astype(np.intp), counts
+        keys, counts = np.unique(self._neighbour_keys(sequence), return_counts=True)
+        return (mix64(keys ^ _PAIR_SALT) % np.uint64(self.fingerprinter.features.size)).astype(np.intp), counts
 
     def runs(self, sequence: Sequence[bytes] | np.ndarray) -> np.ndarray:
-        """A key for each pair of neighbouring words of ``sequence``, in order (their rows,
-        mixed): the pairs of neighbours of these keys (``pairs``) are its runs of three words."""
-        size = np.uint64(self.fingerprinter.features.size)
-        rows = self._sequence_rows(sequence)
-        return mix64((rows[:-1] * size + rows[1:]) ^ _RUN_SALT)
+        """A key for each pair of neighbouring words of ``sequence``, in order (mixed): the pairs
+        of neighbours of these keys (``pairs``) are its runs of three words."""
+        return mix64(self._neighbour_keys(sequence) ^ _RUN_SALT)
 
 
 class _Terms(NamedTuple):
@@ -439,9 +439,8 @@ class PageFingerprinter:
             "words": stage_identity(self.words, (Words, AsciiWords), self.words.name),
             "page": f"simhash{PAGE_BITS}/{scheme.page_distance}",
         }
-        stage = type(self.words)
-        if (stage not in (Words, AsciiWords) and self._pairs and self.words.run_weight
-                and (stage.counts is Words.counts or stage.sequence is not Words.sequence)):
+        own_stage = type(self.words) not in (Words, AsciiWords)
+        if own_stage and self._pairs and self.words.run_weight and self.words.ordered():
             # a stage of one's own with words in order, whose fingerprints words v7's runs of three
             # changed under the same name: its stores of before are told apart
             self.identity["words"] += f"+runs{self.words.run_weight:g}"
@@ -478,7 +477,8 @@ class PageFingerprinter:
             if terms.numbers is not None:
                 parts.append((terms.numbers.hashes, terms.numbers.counts, terms.weight))
             if pairs:
-                parts += [(sequence, None, weight) for sequence, weight in _sequences(terms, pair_weight, run_weight, rows_of)]
+                parts += [(sequence, None, weight)
+                          for sequence, weight in _sequences(terms, pair_weight, run_weight, rows_of)]
             return self._native_simhash(rows_of, parts, max(self.scheme.min_words, 1))
         rows, weights, total = self._weighted(rows_of, terms.counts)
         if total < max(self.scheme.min_words, 1):
@@ -574,7 +574,9 @@ class PageFingerprinter:
         weight = self.words.numbers(tokens)
         hashed = isinstance(tokens, HashedTokens)
         if weight == 1:  # (only the default stage weighs numbers: its counts are then the tokens)
-            return _Terms(tokens, (lambda: _hashed_sequence(text)) if hashed else (lambda: self.words.sequence(text, True)))
+            if hashed:
+                return _Terms(tokens, lambda: _hashed_sequence(text))
+            return _Terms(tokens, lambda: self.words.sequence(text, True))
         if hashed:
             counts, words = tokens.without_numbers(), lambda: tokens.sequence
         else:

@@ -356,9 +356,12 @@ class Words:
         told apart. A subclass with a ``counts`` of its own gets none (pairs of other words than
         its own would not fit them, and its fingerprints stay as they were) unless it defines
         ``sequence`` too."""
-        if type(self).counts is not Words.counts:
-            return ()
-        return word_sequence(text, numbers)
+        return word_sequence(text, numbers) if self.ordered() else ()
+
+    def ordered(self) -> bool:
+        """Whether this stage has its words in order (``sequence``): the default's, or a
+        subclass's that keeps its ``counts`` or defines ``sequence`` too."""
+        return type(self).counts is Words.counts or type(self).sequence is not Words.sequence
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.name == self.name

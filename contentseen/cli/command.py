@@ -136,7 +136,8 @@ def cmd_import(store: FingerprintStore, args: argparse.Namespace) -> int:
         for batch in _batches(source, args.file):
             fps, pages, urls, seen, rests = zip(*batch)
             # (a third-party store's add_many may keep no rests)
-            extra = {"rests": list(rests)} if any(r is not None for r in rests) and _takes(store.add_many, "rests") else {}
+            kept = any(r is not None for r in rests) and _takes(store.add_many, "rests")
+            extra = {"rests": list(rests)} if kept else {}
             store.add_many(list(fps), list(urls), list(pages), list(seen), **extra)
             total += len(batch)
     print(f"imported {total} entries; the store holds {len(store)}")

@@ -224,8 +224,9 @@ class RedisClusterStore(RedisBackedStore):
             match = closest[q][0]
             for _, other in added:  # the batch's own, stored after every stored entry: ties go to those
                 near = layout.near(a.entry, other.entry, self.distance, a.limit)
-                if near and not rest_vetoes(a.rest, other.rest, a.rest_distance) and (match is None or near < (match.distance, -1 if match.page_distance is None
-                                                      else match.page_distance)):
+                if near and not rest_vetoes(a.rest, other.rest, a.rest_distance) and (
+                        match is None or near < (match.distance, -1 if match.page_distance is None
+                                                 else match.page_distance)):
                     match = Match(url=other.url, fingerprint=other.fingerprint, distance=near[0],
                                   page_distance=near[1] if near[1] >= 0 else None)
             matches.append(match)
