@@ -19,11 +19,11 @@ import random
 
 import pytest
 from sites import both_clean, decide_all, path_of, site_then_mirror, with_index
+from test_word_runs import PairsOnly
 
 from contentseen.demosite import Page
 from contentseen.evaluate.truth import html_shingles, jaccard
 from contentseen.fingerprints import Scheme
-from contentseen.tokens import Words
 
 CTYPE = "text/html; charset=utf-8"
 SUBJECTS = ["Programming", "Data Structures", "Algorithms", "Operating Systems", "Databases", "Networks", "Compilers",
@@ -90,13 +90,6 @@ def matchweek_page(week: int, banner: str = "") -> str:
 
 LISTINGS = {"catalogue": catalogue_page, "matchweeks": matchweek_page,
             "long catalogue": lambda n: catalogue_page(n, courses=40)}
-
-
-class PairsOnly(Words):
-    """Words v6: words and their pairs, no runs of three."""
-
-    name = "pairs-only"
-    run_weight = 0.0
 
 
 @pytest.mark.parametrize("kind", list(LISTINGS))
