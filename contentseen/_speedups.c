@@ -25,8 +25,9 @@
    after all others -- and the words of word_sequence made of them. A token is a maximal run of
    letters, digits and marks of spaced scripts (tokens._RUN: Py_UNICODE_ISALNUM but "_", or a mark
    of marks.MARK_RANGES), then each pair of neighbouring characters of a run of an unspaced script
-   (tokens.UNSPACED; one character alone is a token). It returns (hashes, counts, digits, words):
-   tokens.HashedTokens's arrays, or None where they would cost too many probes (crafted hashes).
+   (tokens.UNSPACED; one character alone is a token). It returns (hashes, counts, kinds, words):
+   tokens.HashedTokens's arrays (kinds: one byte a token, 0 a word, 1 digits only, 2 of an
+   unspaced script), or None where they would cost too many probes (crafted hashes).
 
    Pieces are told apart by their bytes. None instead where the pieces would cost too many
    probes of the table (a text crafted to collide): Python's dict is the way there.
@@ -511,7 +512,7 @@ static inline Py_ssize_t code_point(const uint8_t *p, const uint8_t *end, Py_UCS
 typedef struct {
     uint64_t *hashes;
     int64_t *counts;
-    uint8_t *digits, *alive;
+    uint8_t *kinds, *alive;
     Py_ssize_t n, cap;
     int32_t *slots; /* index + 1 of live entries, 0 = empty; at most half full */
     size_t mask;
@@ -524,12 +525,12 @@ static int merge_grow(Merge *m) {
     if (hashes) m->hashes = hashes;
     int64_t *counts = PyMem_RawRealloc(m->counts, cap * sizeof(int64_t));
     if (counts) m->counts = counts;
-    uint8_t *digits = PyMem_RawRealloc(m->digits, cap);
-    if (digits) m->digits = digits;
+    uint8_t *kinds = PyMem_RawRealloc(m->kinds, cap);
+    if (kinds) m->kinds = kinds;
     uint8_t *alive = PyMem_RawRealloc(m->alive, cap);
     if (alive) m->alive = alive;
     int32_t *slots = PyMem_RawCalloc((size_t)cap * 2, sizeof(int32_t));
-    if (!hashes || !counts || !digits || !alive || !slots) {
+    if (!hashes || !counts || !kinds || !alive || !slots) {
         PyMem_RawFree(slots);
         return 0;
     }
@@ -544,14 +545,17 @@ static int merge_grow(Merge *m) {
 static void merge_free(Merge *m) {
     PyMem_RawFree(m->hashes);
     PyMem_RawFree(m->counts);
-    PyMem_RawFree(m->digits);
+    PyMem_RawFree(m->kinds);
     PyMem_RawFree(m->alive);
     PyMem_RawFree(m->slots);
 }
 
-/* Count ``n`` more of the token with hash ``h``: in place when a live entry has that hash, else
-   a new entry last. 0 on success, -1 on no memory, -2 past the probe budget. */
-static int merge_add(Merge *m, uint64_t h, int64_t n, int digits) {
+/* A merged token's kind (merge_others' third array): a word, digits only, or of an unspaced script. */
+enum { WORD_TOKEN = 0, DIGITS_TOKEN = 1, UNSPACED_TOKEN = 2 };
+
+/* Count ``n`` more of the token with hash ``h``, of ``kind``: in place when a live entry has that
+   hash, else a new entry last. 0 on success, -1 on no memory, -2 past the probe budget. */
+static int merge_add(Merge *m, uint64_t h, int64_t n, int kind) {
     size_t i = (size_t)h & m->mask;
     for (;;) {
         int32_t s = m->slots[i];
@@ -576,7 +580,7 @@ static int merge_add(Merge *m, uint64_t h, int64_t n, int digits) {
     Py_ssize_t k = m->n++;
     m->hashes[k] = h;
     m->counts[k] = n;
-    m->digits[k] = (uint8_t)digits;
+    m->kinds[k] = (uint8_t)kind;
     m->alive[k] = 1;
     m->slots[i] = (int32_t)(k + 1);
     return 0;
@@ -626,7 +630,7 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t k = 0; k < n && status == 0; k++) {
             other_of[k] = -1;
-            status = merge_add(&m, hashes[k], counts[k], flags[k] == 1);
+            status = merge_add(&m, hashes[k], counts[k], flags[k] == 1 ? DIGITS_TOKEN : WORD_TOKEN);
         }
         const uint8_t *piece = folded;
         for (Py_ssize_t j = 0; j < n_others && status == 0; j++) {
@@ -654,7 +658,7 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
                         if (!run)
                             start = p;
                         if (pass == 1 && run)
-                            status = merge_add(&m, xxh64(prev, (size_t)(p + len - prev)), times, 0);
+                            status = merge_add(&m, xxh64(prev, (size_t)(p + len - prev)), times, UNSPACED_TOKEN);
                         prev = p;
                         run++;
                     } else if (run) {
@@ -662,7 +666,7 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
                             Py_ssize_t size = p - start;
                             uint64_t h = xxh64(start, (size_t)size);
                             int number = all_digits(start, size);
-                            status = merge_add(&m, h, times, number);
+                            status = merge_add(&m, h, times, number ? DIGITS_TOKEN : WORD_TOKEN);
                             if (status == 0 && !number) {
                                 if (n_words == words_cap) {
                                     uint64_t *more = PyMem_RawRealloc(words, 2 * words_cap * sizeof(uint64_t));
@@ -676,7 +680,7 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
                                 words[n_words++] = h;
                             }
                         } else if (run == 1) {
-                            status = merge_add(&m, xxh64(start, (size_t)(p - start)), times, 0);
+                            status = merge_add(&m, xxh64(start, (size_t)(p - start)), times, UNSPACED_TOKEN);
                         }
                         run = 0;
                     }
@@ -726,11 +730,11 @@ static PyObject *merge_others(PyObject *self, PyObject *args) {
                 continue;
             m.hashes[live] = m.hashes[k];
             m.counts[live] = m.counts[k];
-            m.digits[live] = m.digits[k];
+            m.kinds[live] = m.kinds[k];
             live++;
         }
         result = Py_BuildValue("(y#y#y#y#)", (const char *)m.hashes, live * (Py_ssize_t)sizeof(uint64_t),
-                               (const char *)m.counts, live * (Py_ssize_t)sizeof(int64_t), (const char *)m.digits, live,
+                               (const char *)m.counts, live * (Py_ssize_t)sizeof(int64_t), (const char *)m.kinds, live,
                                (const char *)out, n_out * (Py_ssize_t)sizeof(uint64_t));
     }
     PyMem_RawFree(other_of);
@@ -2600,7 +2604,7 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, separators) -> (hashes, counts, flags, sequence, words, indices, others): see the module."},
-    {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, digits, words) or None: see the module."},
+    {"merge_others", merge_others, METH_VARARGS, "merge_others(hashes, counts, flags, sequence, indices, folded) -> (hashes, counts, kinds, words) or None: see the module."},
     {"tag_names", tag_names, METH_VARARGS, "tag_names(names, flags, marked_elements, marked_attributes): the element names markup._StackModel knows, its flags of each, and the names whose marks tag_model gives."},
     {"tag_model", tag_model, METH_VARARGS, "tag_model(raw, most, reopen_cost, quirks, limit) -> (cost, depth, marks): markup._tag_model's figures."},
     {"tag_scan", tag_scan, METH_VARARGS, "tag_scan(raw, swallower_keys) -> (tags, starts, names)."},

@@ -39,7 +39,7 @@ from .projection import MAX_BUILTIN_BITS, builtin_hashtable, load_hashtable, mix
 from .simhash import MAX_K, QUANTUM, SimHasher
 from .text import EXTRACT_MODES, MINOR_SHARE, Extract, Extractor, PageText, html_and_utf8
 from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_tokens, load_stopwords, numbers_of,
-                     stopword_bytes, token_counts, tokenize, without_numbers, word_counts, word_sequence)
+                     stopword_bytes, token_counts, tokenize, unspaced_of, without_numbers, word_counts, word_sequence)
 
 # Bumped whenever text extraction changes what words a page yields: old stores must not mix.
 # v2: "main" narrows pages without main/article/[role=main] to their dominant block.
@@ -373,6 +373,7 @@ class _Terms(NamedTuple):
     numbers: Mapping[bytes, int] | HashedTokens | None = None  # counting in part
     weight: float = 0.0  # ... this much
     with_numbers: Callable[[], Sequence] | None = None
+    unspaced: Mapping[bytes, int] | HashedTokens | None = None  # its tokens of unspaced scripts
 
 
 def _sequences(terms: _Terms, pair_weight: float, run_weight: float, rows_of: _Rows) -> list[tuple[Sequence, float]]:
@@ -422,6 +423,8 @@ class PageFingerprinter:
         self._mode = ("tf", "log").index(self.weigher.name) if self.weigher.name in ("tf", "log") else 2
         stop = stopword_bytes(stopwords)
         self._rows = _Rows(self.fingerprinter, stop)
+        # (only with pairs of words: the weight makes up for them)
+        self._unspaced_weight = self.words.unspaced_weight() if self._pairs else 1.0
         if scheme.page_scheme:
             self._page_rows = self._rows
         else:
@@ -444,6 +447,9 @@ class PageFingerprinter:
             # a stage of one's own with words in order, whose fingerprints words v7's runs of three
             # changed under the same name: its stores of before are told apart
             self.identity["words"] += f"+runs{self.words.run_weight:g}"
+        if own_stage and self._unspaced_weight != 1.0:
+            # ... and whose tokens of unspaced scripts words v8 weighed more under the same name
+            self.identity["words"] += f"+unspaced{self._unspaced_weight:.4g}"
         if type(self.extractor) is not Extractor or self.extractor != Extractor(scheme.extract):
             # Another extraction stage makes other fingerprints: a store must not mix them.
             cls = type(self.extractor)
@@ -477,6 +483,8 @@ class PageFingerprinter:
             if terms.numbers is not None:
                 parts.append((terms.numbers.hashes, terms.numbers.counts, terms.weight))
             if pairs:
+                if terms.unspaced is not None:
+                    parts.append((terms.unspaced.hashes, terms.unspaced.counts, self._unspaced_weight - 1.0))
                 parts += [(sequence, None, weight)
                           for sequence, weight in _sequences(terms, pair_weight, run_weight, rows_of)]
             return self._native_simhash(rows_of, parts, max(self.scheme.min_words, 1))
@@ -492,6 +500,10 @@ class PageFingerprinter:
                 w_weights = w_weights * (SLIVER_WHOLE_WEIGHT * weights.sum() / w_weights.sum())
             rows, weights = np.concatenate((rows, w_rows)), np.concatenate((weights, w_weights))
         elif pairs and self._pairs:
+            if terms.unspaced is not None:
+                u_rows, u_weights, _ = self._weighted(rows_of, terms.unspaced)
+                rows = np.concatenate((rows, u_rows))
+                weights = np.concatenate((weights, (self._unspaced_weight - 1.0) * u_weights))
             for sequence, weight in _sequences(terms, pair_weight, run_weight, rows_of):
                 p_rows, p_counts = rows_of.pairs(sequence)
                 rows = np.concatenate((rows, p_rows))
@@ -567,6 +579,14 @@ class PageFingerprinter:
         return token_counts(text) if tokens is None else tokens
 
     def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> "_Terms":
+        """``_terms``, with their tokens of unspaced scripts where these weigh more than a word
+        (``Words.unspaced_weight``; the pairs of words, which they make up for, are added)."""
+        terms = self._terms(text, tokens)
+        if self._unspaced_weight == 1.0 or text.isascii():
+            return terms
+        return terms._replace(unspaced=unspaced_of(terms.counts))
+
+    def _terms(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> "_Terms":
         """The words stage's terms of ``text`` from its ``tokens``: its counts, a maker of its
         words in order, for their pairs (``_simhash``; only the content's are made), and where
         its numbers count in part (``Words.numbers``, words v6) those numbers, how much, and a

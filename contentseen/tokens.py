@@ -18,6 +18,7 @@ Two definitions of a word:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import Counter
@@ -32,7 +33,8 @@ from ._native import speedups as _speedups  # None: tokens are counted in Python
 from .errors import ContentSeenError
 from .marks import MARKS as _MARKS  # combining marks: \w leaves them out, words hold them
 
-_DIGITS = 1  # the scan's flag of a piece of digits only
+_DIGITS = 1  # the scan's flag of a piece of digits only, and merge_others' kind of a token so
+_UNSPACED_TOKEN = 2  # merge_others' kind of a token of an unspaced script
 
 _LETTERS = bytes(c | 0x20 if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
 
@@ -140,6 +142,7 @@ class HashedTokens:
     counts: np.ndarray  # int64
     digits: np.ndarray  # bool: the token is digits only
     sequence: np.ndarray  # uint64: the words of word_sequence, in order
+    unspaced: np.ndarray | None = None  # bool: the token is of an unspaced script (None: none is)
 
     def without_numbers(self) -> "HashedTokens":
         """These tokens less those made of digits only (``without_numbers``)."""
@@ -149,8 +152,13 @@ class HashedTokens:
         """Those of these tokens made of digits only."""
         return self._kept(self.digits)
 
+    def of_unspaced_scripts(self) -> "HashedTokens | None":
+        """Those of these tokens of scripts written without spaces (``unspaced_of``), or None."""
+        return self._kept(self.unspaced) if self.unspaced is not None and self.unspaced.any() else None
+
     def _kept(self, keep: np.ndarray) -> "HashedTokens":
-        return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence)
+        unspaced = None if self.unspaced is None else self.unspaced[keep]
+        return HashedTokens(self.hashes[keep], self.counts[keep], self.digits[keep], self.sequence, unspaced)
 
 
 def hashed_tokens(text: str) -> HashedTokens | None:
@@ -170,12 +178,22 @@ def hashed_tokens(text: str) -> HashedTokens | None:
         merged = _speedups.merge_others(raw_hashes, raw_counts, raw_flags, raw_sequence, indices, folded)
         if merged is None:
             return None
-        raw_hashes, raw_counts, raw_digits, raw_words = merged
-        digits = np.frombuffer(raw_digits, dtype=np.bool_)
+        raw_hashes, raw_counts, raw_kinds, raw_words = merged
+        kinds = np.frombuffer(raw_kinds, dtype=np.uint8)
+        digits, unspaced = kinds == _DIGITS, kinds == _UNSPACED_TOKEN
     else:
-        digits = np.frombuffer(raw_flags, dtype=np.uint8) == _DIGITS
+        digits, unspaced = np.frombuffer(raw_flags, dtype=np.uint8) == _DIGITS, None
     return HashedTokens(np.frombuffer(raw_hashes, dtype=np.uint64), np.frombuffer(raw_counts, dtype=np.int64),
-                        digits, np.frombuffer(raw_words, dtype=np.uint64))
+                        digits, np.frombuffer(raw_words, dtype=np.uint64), unspaced)
+
+
+def unspaced_of(counts: "Mapping[bytes, int] | HashedTokens") -> "Mapping[bytes, int] | HashedTokens | None":
+    """Those of the tokens ``counts`` that are of scripts written without spaces between words
+    (their characters and pairs of characters), or None where there are none."""
+    if isinstance(counts, HashedTokens):
+        return counts.of_unspaced_scripts()
+    kept = {t: n for t, n in counts.items() if not t.isascii() and _UNSPACED_RUN.match(t.decode("utf-8", "replace"))}
+    return kept or None
 
 
 def word_sequence(text: str, numbers: bool = False) -> list[bytes]:
@@ -316,8 +334,9 @@ class Words:
     # v3: combining marks of every script are word characters; v4: numbers count in a text that
     # is mostly numbers (``NUMBERS_SHARE``); v5: a pair weighs as much as a word, not half; v6:
     # numbers count in part in a text between a quarter and half numbers (``numbers_weight``);
-    # v7: runs of three neighbouring words are features too (``run_weight``)
-    name = "any-script/v7"
+    # v7: runs of three neighbouring words are features too (``run_weight``); v8: a token of a
+    # script written without spaces weighs as much as a word with its pair and run (``unspaced_weight``)
+    name = "any-script/v8"
     # How much a pair of neighbouring words weighs beside a word (see ``sequence``): listings
     # made of one small vocabulary (courses of one catalogue, homes of one town, a logger's lines,
     # a league's fixtures, a tournament's pairings) hold the same words in other orders, and at
@@ -357,6 +376,18 @@ class Words:
         its own would not fit them, and its fingerprints stay as they were) unless it defines
         ``sequence`` too."""
         return word_sequence(text, numbers) if self.ordered() else ()
+
+    def unspaced_weight(self) -> float:
+        """How much a token of a script written without spaces between words (a character, a
+        pair of characters) weighs beside a word (v8). A word comes with its pair and its run of
+        three (``sequence``), a pair of characters alone, its order in it already: it weighs as
+        the three do together, summed as SimHash sums them (the root of their squares). A mirror's
+        English banner or cookie notice on a Japanese or Khmer page then moves its fingerprint as
+        much as on an English page, not three times as much (words v7 weighed its words thrice, the
+        page's own text once). 1 where the stage counts or orders words its own way."""
+        if type(self).counts is not Words.counts or type(self).sequence is not Words.sequence:
+            return 1.0
+        return math.sqrt(1.0 + self.pair_weight**2 + self.run_weight**2)
 
     def ordered(self) -> bool:
         """Whether this stage has its words in order (``sequence``): the default's, or a

@@ -259,4 +259,4 @@ def test_content_fingerprint_counts_word_order_not_only_words():
     pairs = Scheme().build()
     assert (pairs.of_text(a).fingerprint ^ pairs.of_text(b).fingerprint).bit_count() > 3
     assert pairs.of_text(a).word_count == alone.of_text(a).word_count == len(words)  # pairs are not words
-    assert pairs.identity["words"] == "any-script/v7" != alone.identity["words"]
+    assert pairs.identity["words"] == "any-script/v8" != alone.identity["words"]

@@ -295,7 +295,7 @@ def test_word_and_weighting_stages_swap_in_by_setting_and_enter_the_scheme(tmp_p
                                              "CONTENTSEEN_WEIGHTING": f"{__name__}.SquareRootWeighting"})).build()
     assert swapped.identity["words"] == f"{__name__}.StemmedWords:stemmed/v1"
     assert swapped.identity["weighting"] == f"{__name__}.SquareRootWeighting:sqrt"
-    assert (plain.identity["words"], plain.identity["weighting"]) == ("any-script/v7", "log")
+    assert (plain.identity["words"], plain.identity["weighting"]) == ("any-script/v8", "log")
     one = "<main><p>" + "harbour lanterns glow over the fishing boats and nets " * 6 + "</p></main>"
     two = one.replace("lanterns", "lantern").replace("boats", "boat")
     # singular and plural are one word to the stemmed stage only
@@ -304,7 +304,7 @@ def test_word_and_weighting_stages_swap_in_by_setting_and_enter_the_scheme(tmp_p
     # a store made with one stage refuses the other
     store = f"sqlite:///{tmp_path / 'fp.sqlite'}"
     ContentSeenMiddleware.from_crawler(get_crawler(settings_dict={"CONTENTSEEN_STORE": store})).close()
-    with pytest.raises(ContentSeenError, match="words any-script/v7 \\(store\\) vs .*StemmedWords"):
+    with pytest.raises(ContentSeenError, match="words any-script/v8 \\(store\\) vs .*StemmedWords"):
         ContentSeenMiddleware.from_crawler(get_crawler(settings_dict={
             "CONTENTSEEN_STORE": store, "CONTENTSEEN_WORDS": f"{__name__}.StemmedWords"}))
 
