@@ -61,6 +61,12 @@ def _check_tokens(text: str) -> None:
     got = tokens.hashed_tokens(text)
     assert got is not None
     assert (got.hashes.tolist(), got.counts.tolist(), got.digits.tolist(), got.sequence.tolist()) == _expected(text)
+    # ... and its tokens of unspaced scripts (words v8) are those the regular expressions find
+    unspaced, expected = got.of_unspaced_scripts(), tokens.unspaced_of(tokens.token_counts(text))
+    assert (unspaced is None) == (expected is None)
+    if unspaced is not None:
+        assert unspaced.hashes.tolist() == [xxhash.xxh64_intdigest(t) for t in expected]
+        assert unspaced.counts.tolist() == list(expected.values())
 
 
 @needs_build
