@@ -472,7 +472,8 @@ class PageFingerprinter:
         than ``min_words`` content words. Beside its words, its numbers at their weight where
         they count in part, and the pairs of neighbouring words of its sequence (``pairs``;
         weighed ``words.pair_weight`` times a word; where numbers count in part, those of its
-        words and of its words and numbers, in the same parts), or, for a page whose content
+        words and of its words and numbers, in the same parts) with its runs of three, and its
+        tokens of unspaced scripts weighed ``Words.unspaced_weight`` in all, or, for a page whose content
         block is a sliver of it, the terms of its ``whole`` text, these weighing
         ``SLIVER_WHOLE_WEIGHT`` times the block's in all: pages that share only the sliver (a
         site tagline) differ by their whole text, pages that share only their template (a
@@ -580,7 +581,7 @@ class PageFingerprinter:
 
     def _words(self, text: str, tokens: Mapping[bytes, int] | HashedTokens) -> "_Terms":
         """``_terms``, with their tokens of unspaced scripts where these weigh more than a word
-        (``Words.unspaced_weight``; the pairs of words, which they make up for, are added)."""
+        (``Words.unspaced_weight``: with pairs of words, for which they make up)."""
         terms = self._terms(text, tokens)
         if self._unspaced_weight == 1.0 or text.isascii():
             return terms
