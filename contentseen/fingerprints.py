@@ -554,7 +554,7 @@ class PageFingerprinter:
         whole_tokens = alone = None
         if texts.sliver:
             whole_tokens = self._tokens(texts.whole)  # counted once: the whole-page fingerprint's too
-            fingerprint, n = self._simhash(self._rows, terms, False, self._words(texts.whole, whole_tokens))
+            fingerprint, n = self._simhash(self._rows, terms, False, self._terms(texts.whole, whole_tokens))
             if fingerprint is not None and texts.share >= ALONE_SHARE and n >= ALONE_WORDS:
                 alone = self._simhash(self._rows, terms)[0]
         else:
