@@ -12,7 +12,8 @@ v15, ``markup.SVG_HIDDEN``, ``markup.prepared``, and a formula's MathML, v16,
   page's only ``<h1>`` (``titled_article_first``, v14); but not ``<article>`` elements none of
   which holds an ``<h1>`` while the page holds one beside them: several are the items of a list
   (``titled_articles``, v13), one a teaser beside the page's own text (``lone_article``, v14),
-  left out where the element holding the title outweighs it (else kept, ``PageText.beside_title``)
+  left out where the element holding the title outweighs it and holds more than the title
+  (v18; else kept, ``PageText.beside_title``)
   -- without its edge elements
   (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
@@ -319,7 +320,7 @@ class Extractor:
                 if len(outer) > 1:
                     outer = []
                 elif _outside(outer, boilerplate):
-                    if _outweighs(root, _title_block(title, outer[0]), outer[0], self.weigh_bytes):
+                    if _story_beside(root, title, outer[0], self.weigh_bytes):
                         teaser, outer = outer[0], []
                     else:
                         beside_title = True
@@ -681,10 +682,15 @@ def _title_block(title, article):
     return node
 
 
-def _outweighs(body, node, other, in_bytes: bool) -> bool:
-    """Whether ``node`` holds more text outside links than ``other`` (``weights.free_weights``)."""
-    mine, theirs = free_weights(body, [node, other], in_bytes)
-    return mine > theirs
+def _story_beside(body, title, article, in_bytes: bool) -> bool:
+    """Whether the element holding the page's ``title`` beside a lone ``article``
+    (``_title_block``) is a story of its own, the article a teaser beside it: it holds more text
+    outside links (``weights.free_weights``) than the article, and more than the title alone. A
+    heading above the article, with nothing of its own beside it, titles it: a site's long name
+    as every page's <h1> above a short article (the Universal Declaration's articles, one a page)
+    outweighed it, and every page's content was the same heading (extraction v18)."""
+    block, own, title_alone = free_weights(body, [_title_block(title, article), article, title], in_bytes)
+    return block > own and block > title_alone
 
 
 def _own_share(body, main, boilerplate: list, in_bytes: bool) -> float:
