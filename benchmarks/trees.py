@@ -104,6 +104,13 @@ class Tree:
     only: str = ""  # a glob of the root's file names, when it holds other trees' pages too
 
 
+def handbook(locale: str, language: str, name: str | None = None) -> Tree:
+    """The Debian Administrator's Handbook in ``locale`` (Publican), a tree held out:
+    ``handbook-<name>`` (``language`` by default)."""
+    return Tree(f"handbook-{name or language}", "debian-handbook", f"/usr/share/doc/debian-handbook/html/{locale}",
+                "Publican", language, "publican", held_out=True)
+
+
 TREES = (
     Tree("python-doc", "python3.11-doc", "/usr/share/doc/python3.11/html", "Sphinx", "en", "sphinx-doc.org"),
     Tree("git-doc", "git-doc", "/usr/share/doc/git-doc", "AsciiDoc", "en", 'content="AsciiDoc'),
@@ -146,8 +153,7 @@ TREES = (
     # Added after the smaller page distance for pages of little content, held out: measured once.
     Tree("gtk4", "libgtk-4-doc", "/usr/share/doc/libgtk-4-doc/gtk4", "gi-docgen", "en", "gi-docgen",
          held_out=True),
-    Tree("handbook-ru", "debian-handbook", "/usr/share/doc/debian-handbook/html/ru-RU", "Publican", "ru",
-         "publican", held_out=True),
+    handbook("ru-RU", "ru"),
     # Held out; its one false drop was then studied and fixed (extraction v7): a tuning tree now.
     Tree("gimp-help-de", "gimp-help-de", "/usr/share/gimp/2.0/help/de", "DocBook XSL (GIMP's)", "de",
          "DocBook XSL"),
@@ -244,8 +250,7 @@ TREES = (
          "SWI-Prolog latex2html", held_out=True),
     Tree("zarith", "libzarith-ocaml-doc", "/usr/share/doc/libzarith-ocaml-dev/doc/html", "ocamldoc", "en",
          "rel=Appendix", held_out=True),
-    Tree("handbook-ar", "debian-handbook", "/usr/share/doc/debian-handbook/html/ar-MA", "Publican", "ar",
-         "publican", held_out=True),
+    handbook("ar-MA", "ar"),
     Tree("libreoffice-calc-ko", "libreoffice-help-ko", "/usr/share/libreoffice/help/ko/text/scalc",
          "LibreOffice's own (XSLT)", "ko", "help2.js", held_out=True),
     # Added after the C SimHash sums (stop 33), measured once: generators no other tree has,
@@ -261,10 +266,8 @@ TREES = (
     Tree("groovy-gapi", "groovy-doc", "/usr/share/doc/groovy/gapi", "groovydoc", "en", "groovydoc", held_out=True),
     Tree("swig", "swig4.0-doc", "/usr/share/doc/swig4.0-doc/Manual", "SWIG's own (hand-written)", "en", "SWIG",
          held_out=True),
-    Tree("handbook-vi", "debian-handbook", "/usr/share/doc/debian-handbook/html/vi-VN", "Publican", "vi",
-         "publican", held_out=True),
-    Tree("handbook-fa", "debian-handbook", "/usr/share/doc/debian-handbook/html/fa-IR", "Publican", "fa",
-         "publican", held_out=True),
+    handbook("vi-VN", "vi"),
+    handbook("fa-IR", "fa"),
     # Added at stop 43, held out: measured once. Generators no tree above has (MediaWiki, ikiwiki,
     # RDoc's Darkfish, odoc, Sphinx under Furo, LDoc, Vala's own XSLT) and Spanish.
     Tree("cppreference", "cppreference-doc-en-html", "/usr/share/cppreference/doc/html/en/cpp",
@@ -283,10 +286,8 @@ TREES = (
          "DocBook XSL", held_out=True),
     # Added after words v8 (a token of an unspaced script weighs as a word with its pair and run),
     # held out: measured once, two trees in scripts written without spaces that no run had seen.
-    Tree("handbook-ja", "debian-handbook", "/usr/share/doc/debian-handbook/html/ja-JP", "Publican", "ja",
-         "publican", held_out=True),
-    Tree("handbook-zh-tw", "debian-handbook", "/usr/share/doc/debian-handbook/html/zh-TW", "Publican", "zh",
-         "publican", held_out=True),
+    handbook("ja-JP", "ja"),
+    handbook("zh-TW", "zh", "zh-tw"),
 )
 
 
