@@ -362,7 +362,7 @@ class Words:
         (``numbers_weight``: 1, they are words, ``counts`` keeps them; between 0 and 1, the
         fingerprint adds them, and their pairs, at that weight); never in a subclass with a
         ``counts`` or ``sequence`` of its own."""
-        if type(self).counts is not Words.counts or type(self).sequence is not Words.sequence:
+        if not self._default_words():
             return 0.0
         return numbers_weight(tokens)
 
@@ -385,9 +385,14 @@ class Words:
         English banner or cookie notice on a Japanese or Khmer page then moves its fingerprint as
         much as on an English page, not three times as much (words v7 weighed its words thrice, the
         page's own text once). 1 where the stage counts or orders words its own way."""
-        if type(self).counts is not Words.counts or type(self).sequence is not Words.sequence:
+        if not self._default_words():
             return 1.0
         return math.sqrt(1.0 + self.pair_weight**2 + self.run_weight**2)
+
+    def _default_words(self) -> bool:
+        """Whether this stage counts and orders words as the default does (a subclass changing
+        only its weights, its name)."""
+        return type(self).counts is Words.counts and type(self).sequence is Words.sequence
 
     def ordered(self) -> bool:
         """Whether this stage has its words in order (``sequence``): the default's, or a
