@@ -78,7 +78,9 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 #      are left out (its own text after 8 MB of inlined script was never read).
 # v18: a lone <article> beside the page's <h1> is a teaser only where the element holding the
 #      title holds more than the title (a heading above an article titles it).
-EXTRACTION_VERSION = 18
+# v19: below the body, never step into a child beside two or more siblings of one kind holding
+#      text: it is one item of a list (odoc's module members beside the module it includes).
+EXTRACTION_VERSION = 19
 # A sliver page's whole text against its content block in its content fingerprint. Chosen on the
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short
 # pages beside a 200-link menu within distance 3; 1: 3 false drops on SQLite; 2: none of either).

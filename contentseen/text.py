@@ -36,7 +36,10 @@ v15, ``markup.SVG_HIDDEN``, ``markup.prepared``, and a formula's MathML, v16,
      ``overlay_names``, v15): on a short page of links the copyright notice holds most of the text
      outside links; a block reached whose text outside links is all in such children (a
      layout table around the notice) is closing matter too: the narrowing steps back and
-     weighs it out (``closing_steps_back``, v8). Text is weighed without link text, so a menu
+     weighs it out (``closing_steps_back``, v8); nor, below the body, into a child beside two
+     or more siblings of one kind holding text (``items_beside``, v19): the block is a list of
+     items and the child one of them, however long (a module's members beside the module it
+     includes, shown in place). Text is weighed without link text, so a menu
      is never the content, and in UTF-8 bytes (``weigh_bytes``, v8), so a sentence of Chinese
      is not outweighed by a line of English of a third its size. A page whose content *is* its
      links (a table of contents, an index, a sitemap) is then narrowed to the little other text
@@ -269,6 +272,10 @@ class Extractor:
     # main content (v14), not the longest: a story beside a longer "featured" teaser, a post
     # beside a long comment.
     titled_article_first: bool = True
+    # Below the body, never step into a child beside two or more siblings of one kind holding
+    # text (v19): the block is a list of items (odoc's specs of a module), the child one of them
+    # however long (the module it includes), and a page of its own beside the included one.
+    items_beside: bool = True
 
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
@@ -401,6 +408,8 @@ class Extractor:
                 continue
             i = max(range(len(kids)), key=candidates.__getitem__)
             if candidates[i] <= self.dominant_share * rest or (self.stop_at_sections and _has_twin(kids, sizes, i)):
+                break
+            if self.items_beside and node is not body and _items_beside(kids, candidates, i, kind):
                 break
             if self.titled_sections and node is not body and any(
                     sizes[j] and has_heading(kids[j]) for j in (range(len(kids)) if self.headings_after else range(i))
@@ -742,6 +751,19 @@ def _has_twin(kids: list, sizes: list[int], i: int) -> bool:
     tag = kids[i].tag
     attributes = kids[i].attributes
     return any(sizes[j] and j != i and k.tag == tag and k.attributes == attributes for j, k in enumerate(kids))
+
+
+def _items_beside(kids: list, sizes: list[int], i: int, kind: Callable) -> bool:
+    """Whether two or more elements of ``kids`` other than ``kids[i]`` holding text (``sizes``)
+    are of one kind (``kind``)."""
+    seen: set = set()
+    for j, k in enumerate(kids):
+        if sizes[j] and j != i:
+            key = kind(k)
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
 
 
 def _kind(node) -> tuple:
