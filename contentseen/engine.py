@@ -155,9 +155,10 @@ class Engine:
         if ctype in TEXT_TYPES:
             return self.pages.of_text(decode_html(body, content_type)), None
         texts = self.pages.html_texts(body, content_type)
-        # the rest of a page marking a block that holds less than SHARED_SHARE of its own text: its
-        # other own text (a thread's replies; a narrowed page's rest is its menus and sidebars)
-        rest = self.templates is not None and self._rests and texts.own_share < SHARED_SHARE
+        # the rest of a page marking a block that holds less than SHARED_SHARE of its own text, or
+        # of a narrowed page (read around its own text, ``PageText.own``): its other own text (a
+        # thread's replies beside the opening post, whether the markup marks the post or not)
+        rest = self.templates is not None and self._rests and (texts.own_share < SHARED_SHARE or texts.narrowed)
         page = self.pages.of_texts(texts, rest=rest)
         if self.templates is None or page.fingerprint is None:
             return page, None

@@ -243,9 +243,10 @@ class PageFingerprints:
     # its content block is on other pages of its host too (``Engine.fingerprint``): against a page
     # of its own host no evidence that two pages are one, which the whole page must give alone
     shared: bool = field(default=False, repr=False)
-    # of its text outside its content block (``PageFingerprinter.of_texts(rest=True)``), for a
-    # page whose marked block may be its host's (``engine.Engine.fingerprint``): stored, compared
-    # against its own host's pages once the block is found on others (``engine.Engine.check``)
+    # of its text outside its content block (``PageFingerprinter.of_texts(rest=True)``; a narrowed
+    # page's, outside the block but inside its own text, ``PageText.own``), for a page whose block
+    # may be its host's (``engine.Engine.fingerprint``): stored, compared against its own host's
+    # pages once the block is found on others (``engine.Engine.check``)
     rest: int | None = field(default=None, repr=False)
 
     def hex(self, bits: int) -> str | None:
@@ -548,7 +549,8 @@ class PageFingerprinter:
         ``content_of``, the fingerprints of a page with the same content, neither of them a
         sliver nor short (a second look that left out lines beside the content only), its
         content fingerprint is taken as it is and the whole-page fingerprint alone made. With
-        ``rest``, a page neither a sliver nor short gets its ``rest`` fingerprint too."""
+        ``rest``, a page neither a sliver nor short gets its ``rest`` fingerprint too: its own
+        text's tokens (``PageText.own``, else its whole text's) less its content's."""
         content = texts.content
         tokens = self._tokens(content)
         if (content_of is not None and content_of.fingerprint is not None
@@ -566,7 +568,10 @@ class PageFingerprinter:
         if fingerprint is not None:
             if whole_tokens is None:
                 whole_tokens = self._tokens(texts.whole)
-            outside = self._page_fingerprint(whole_tokens, tokens, -1.0) if rest and not texts.sliver else None
+            outside = None
+            if rest and not texts.sliver:
+                around = whole_tokens if texts.own is None else self._tokens(texts.own)
+                outside = self._page_fingerprint(around, tokens, -1.0)
             return PageFingerprints(fingerprint, n, len(content.strip()), self._page_fingerprint(whole_tokens, tokens),
                                     sliver=texts.sliver, share=texts.share, alone=alone, flat=texts.flat, rest=outside)
         whole = " ".join(texts.whole.split())

@@ -181,6 +181,11 @@ class PageText:
     narrowed: bool = False
     own_share: float = 1.0
     beside_title: bool = False
+    # a narrowed page's text once its boilerplate (and a teaser left out) is out, where any was
+    # (else its ``whole``): its own text, around which the rest of its block is read
+    # (``PageFingerprints.rest``; a menu, a sidebar of latest posts or a featured teaser is not
+    # the page's, and changes between a page and its copy at another URL of its site)
+    own: str | None = None
 
 
 @dataclass(frozen=True)
@@ -345,11 +350,12 @@ class Extractor:
             node.decompose()
         if teaser is not None:
             teaser.decompose()
+        own = root.text(separator="\n") if boilerplate or teaser is not None else None
         if self.narrow:
             root = self._content_block(tree, root)
         content = root.text(separator="\n")
         share = content_share(content, whole)
-        return PageText(content, whole, sliver=share < self.min_share, share=share, narrowed=True)
+        return PageText(content, whole, sliver=share < self.min_share, share=share, narrowed=True, own=own)
 
     def _content_block(self, tree: LexborHTMLParser, body):
         """The content block of ``tree``'s ``body`` (boilerplate removed): see the module's
