@@ -349,11 +349,12 @@ def test_a_thread_whose_replies_are_an_aside_keeps_each_page():
     assert [(a, b) for a, b in dropped if jaccard(html_shingles(html[a]), html_shingles(html[b])) < 0.5] == []
 
 
-def test_a_thread_whose_title_is_above_the_post_keeps_each_page():
+@pytest.mark.parametrize("store", ["memory", "sqlite", "redis_url", "cluster_url"])
+def test_a_thread_whose_title_is_above_the_post_keeps_each_page(store: str, tmp_path, request):
     # the post's <h1> above it, outside it: the page is narrowed, to the post, the same on every
     # page, and its whole page (the post counted twice) within 2 bits of another's. A narrowed
     # page had no rest (its rest was its menus and sidebars too, a featured teaser among them):
-    # it has one now, read around its own text, without its boilerplate (ContentSeen 19)
+    # it has one now, read around its own text, without its boilerplate (PageText.own)
     def titled_above(p: int, replies: int = 4, reversed_replies: bool = False) -> str:
         return forum_page(4, p, replies, reversed_replies).replace(
             "<article class='post first'><h1>Thread 4</h1>", "<h1>Thread 4</h1><article class='post first'>")
@@ -364,7 +365,7 @@ def test_a_thread_whose_title_is_above_the_post_keeps_each_page():
     mirror = [(url.replace("forum.test", "archive.test"), page.replace("<body>", "<body><p>Archived copy</p>"))
               for url, page in site]
     html = dict(site)
-    decisions = decide_all(site + copies + mirror)
+    decisions = decide_all(site + copies + mirror, _store_url(store, tmp_path, request))
     assert any(d.page.shared and d.page.rest is not None for d in decisions[:len(site)])
     dropped = [(url, d.match.url) for (url, _), d in zip(site, decisions) if d.outcome == "dropped"]
     assert [(a, b) for a, b in dropped if jaccard(html_shingles(html[a]), html_shingles(html[b])) < 0.5] == []
