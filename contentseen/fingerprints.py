@@ -80,7 +80,7 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 #      title holds more than the title (a heading above an article titles it).
 # v19: below the body, never step into a child beside two or more siblings of one kind holding
 #      text: it is one item of a list (odoc's module members beside the module it includes).
-EXTRACTION_VERSION = 19
+EXTRACTION_VERSION = 20
 # A sliver page's whole text against its content block in its content fingerprint. Chosen on the
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short
 # pages beside a 200-link menu within distance 3; 1: 3 false drops on SQLite; 2: none of either).

@@ -84,7 +84,7 @@ from w3lib.encoding import html_to_unicode
 
 from .markup import flat_text, invisible_query, marked_query, prepared, scripts_left_out
 from .parse import parsed
-from .weights import (HEADINGS, MAX_KIDS, elements, free_weights, in_copy, kid_frees, nonblank, table_frees,
+from .weights import (HEADINGS, MAX_KIDS, chars, elements, free_weights, in_copy, kid_frees, nonblank, table_frees,
                       tree_table, weigher)
 
 
@@ -281,6 +281,14 @@ class Extractor:
     # text (v19): the block is a list of items (odoc's specs of a module), the child one of them
     # however long (the module it includes), and a page of its own beside the included one.
     items_beside: bool = True
+    # The lines after the page's title in the element holding only the title and them (a "last
+    # updated" or byline line under an <h1>, in the title's own <div>) are left out of the
+    # content (v20), where the content holds at least ``main_edge_most`` more besides: passed
+    # over with the title by the edge rules, a mirror's timestamp there moved a 235-word
+    # javadoc page 4 bits and a title page 5. Only in that element: climbing to the elements
+    # holding it while each held a line more, a timestamp added beside the title kept a
+    # story's byline further up, left out of the story itself (the Telegraph's, 5 bits).
+    title_lines: bool = True
 
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
@@ -342,6 +350,8 @@ class Extractor:
             main = outer[0] if len(outer) == 1 else max(outer, key=lambda n: len(n.text(separator=" ")))
             if self.main_edges and self.edge_share > 0:
                 self._drop_main_edges(tree, main)
+            if self.title_lines:
+                self._drop_title_lines(main)
             content = main.text(separator="\n")
             share = content_share(content, whole)
             own = _own_share(root, main, boilerplate, self.weigh_bytes) if share < SHARED_SHARE else 1.0
@@ -353,6 +363,8 @@ class Extractor:
         own = root.text(separator="\n") if boilerplate or teaser is not None else None
         if self.narrow:
             root = self._content_block(tree, root)
+        if self.title_lines:
+            self._drop_title_lines(root)
         content = root.text(separator="\n")
         share = content_share(content, whole)
         return PageText(content, whole, sliver=share < self.min_share, share=share, narrowed=True, own=own)
@@ -492,6 +504,34 @@ class Extractor:
             for j in edges if within else ():
                 kids[j].decompose()
             return
+
+    def _drop_title_lines(self, block) -> None:
+        """Remove from ``block`` the lines after its first ``<h1>`` in the element holding it
+        (``title_lines``): where that element holds nothing before the title and, after it,
+        only elements holding no heading and at most ``main_edge_most`` of text in all, and
+        ``block`` holds at least that much outside it."""
+        title = block.css_first("h1")  # (a section's heading is no title: DocBook's "Name" above a name)
+        holder = title.parent if title is not None and title.mem_id != block.mem_id else None
+        if holder is None or holder.mem_id == block.mem_id:
+            return
+        longest, in_bytes = self.main_edge_most, self.weigh_bytes
+        before, after, child = True, [], holder.child
+        while child is not None:
+            if child.mem_id == title.mem_id:
+                before = False
+            elif child.tag == "-text" or before:
+                if chars(child, in_bytes):  # loose text, or text before the title: not a title's element
+                    return
+            else:
+                after.append(child)
+            child = child.next
+        weights = [chars(k, in_bytes) for k in after]
+        lines = [k for k, w in zip(after, weights) if w]
+        if (not lines or sum(weights) > longest or any(map(_has_heading, lines))
+                or chars(block, in_bytes) - chars(holder, in_bytes) < longest):
+            return
+        for line in lines:
+            line.decompose()
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
                free: list[int] | None = None, titled: Callable[[object], bool] | None = None,
