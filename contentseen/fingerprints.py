@@ -80,6 +80,8 @@ from .tokens import (BUILTIN_STOPWORDS, AsciiWords, HashedTokens, Words, hashed_
 #      title holds more than the title (a heading above an article titles it).
 # v19: below the body, never step into a child beside two or more siblings of one kind holding
 #      text: it is one item of a list (odoc's module members beside the module it includes).
+# v20: the lines after the page's <h1> in the element holding only it and them (a "last updated"
+#      line under the title, in javadoc's header <div>) are not content.
 EXTRACTION_VERSION = 20
 # A sliver page's whole text against its content block in its content fingerprint. Chosen on the
 # tuning trees with SQLite's pages (whole text alone: 0 false drops, but 12 of 66 pairs of short

@@ -515,23 +515,23 @@ class Extractor:
         if holder is None or holder.mem_id == block.mem_id:
             return
         longest, in_bytes = self.main_edge_most, self.weigh_bytes
-        before, after, child = True, [], holder.child
-        while child is not None:
-            if child.mem_id == title.mem_id:
-                before = False
-            elif child.tag == "-text" or before:
-                if chars(child, in_bytes):  # loose text, or text before the title: not a title's element
-                    return
-            else:
-                after.append(child)
-            child = child.next
-        weights = [chars(k, in_bytes) for k in after]
-        lines = [k for k, w in zip(after, weights) if w]
-        if (not lines or sum(weights) > longest or any(map(_has_heading, lines))
-                or chars(block, in_bytes) - chars(holder, in_bytes) < longest):
-            return
-        for line in lines:
-            line.decompose()
+        node = title.prev
+        while node is not None:  # text before the title: not a title's own element
+            if chars(node, in_bytes):
+                return
+            node = node.prev
+        lines, total, node = [], 0, title.next
+        while node is not None:  # (read until past a line's worth: a large parent costs no more)
+            weight = chars(node, in_bytes)
+            total += weight
+            if total > longest or weight and (node.tag == "-text" or _has_heading(node)):
+                return  # loose text, or a heading: more than the title's lines
+            if weight:
+                lines.append(node)
+            node = node.next
+        if lines and chars(block, in_bytes) - chars(holder, in_bytes) >= longest:
+            for line in lines:
+                line.decompose()
 
     def _edges(self, kids: list, sizes: list[int], weight: int, most: float | None = None,
                free: list[int] | None = None, titled: Callable[[object], bool] | None = None,
