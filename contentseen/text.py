@@ -17,7 +17,8 @@ v15, ``markup.SVG_HIDDEN``, ``markup.prepared``, and a formula's MathML, v16,
   -- without its edge elements
   (step 2 below, lines of at most ``main_edge_most``,
   in the element it wraps if one holds all its text outside links; its title passed over, other
-  elements holding headings never edges: v11),
+  elements holding headings never edges: v11; nor lists of links longer than a line, a blog's
+  posts beside its sidebar: v21),
   else the body without ``nav``, ``header``, ``footer``, ``aside``, ``dialog`` and
   navigation/banner/contentinfo/complementary landmarks and dialogs (v15), narrowed to its content block (v9):
 
@@ -289,6 +290,13 @@ class Extractor:
     # holding it while each held a line more, a timestamp added beside the title kept a
     # story's byline further up, left out of the story itself (the Telegraph's, 5 bits).
     title_lines: bool = True
+    # Nor is a list of links longer than a line an edge of the marked main content (v21: more of
+    # its text in links than outside them, and more than ``main_edge_most`` in all): a mirror's
+    # line is a sentence, not a list of posts. A blog theme putting its sidebar inside <main>
+    # (Hexo's Butterfly) had each archive page's list of ten posts, whose only text outside links
+    # is their dates, taken for an edge and the sidebar for the content: the archive's pages,
+    # its categories' and its tags' were dropped as copies of the first one crawled.
+    link_lists: bool = True
 
     def texts(self, html: str, utf8: bytes | None = None) -> PageText:
         """The content and whole visible text of ``html``; tolerant of broken markup. ``utf8``:
@@ -490,10 +498,20 @@ class Extractor:
             title = _first_holding(node, kids, first)
             title = title if title >= 0 and frees[title] <= longest else None
 
+            def not_edge(kid) -> bool:
+                """A section (an element holding a heading), or a list of links longer than a
+                line (``link_lists``): content, never an edge."""
+                if _has_heading(kid):
+                    return True
+                if not self.link_lists:
+                    return False
+                total = chars(kid, in_bytes)
+                return total > longest and total > 2 * frees[kids.index(kid)]
+
             def edges_of(frees: list[int], loose: int) -> tuple[list[int], bool]:
                 """The edges, and whether they hold at most ``edge_total`` of the weight."""
                 weight = sum(frees) + loose - (frees[title] if title is not None else 0)
-                edges = self._edges(kids, frees, weight, math.inf, titled=_has_heading,
+                edges = self._edges(kids, frees, weight, math.inf, titled=not_edge,
                                     passed=lambda j: j == title, longest=longest)
                 return edges, sum(frees[j] for j in edges) <= self.edge_total * weight
 
