@@ -6,8 +6,8 @@ pages, a month's, a category's, a tag's) and the site's sidebar (the author's ca
 announcement, the latest posts, the categories, a tag cloud), the same on every page. On a
 listing the only text outside links is the posts' dates, so the list of ten posts was taken for
 an edge of the marked content, a line like a mirror's banner, and left out: every listing page's
-content was the sidebar, and 120 of 250 pages of the site were dropped as copies of the first
-listing crawled, their links never followed (Jaccard of the whole pages 0.57-0.68: the sidebar is
+content was the sidebar, and 122 of 250 pages of the site were dropped as copies of the first
+listing crawled, their links never followed (Jaccard of the whole pages mostly 0.57-0.74: the sidebar is
 most of each page's text, so not counted as false drops there). Since extraction v21 a list of
 links longer than a line is never such an edge (``Extractor.link_lists``).
 """
